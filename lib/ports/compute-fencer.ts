@@ -1,0 +1,42 @@
+import type {
+  DiskAttachment,
+  InstanceRef,
+  OwnershipVerdict,
+  PowerEvidence,
+  ProviderName,
+} from '../domain/instance.js';
+
+/** Options threaded into every mutating provider call. */
+export interface PowerOffOptions {
+  /** Ask the provider to validate the call without acting (EC2 DryRun). */
+  readonly dryRun: boolean;
+  /** Skip the guest OS shutdown (EC2 SkipOsShutdown): faster, no flush. */
+  readonly skipOsShutdown?: boolean;
+  /** Whether a machine that cannot be stopped (one-time Spot) may be terminated instead. */
+  readonly allowTerminate?: boolean;
+}
+
+/** What a power-off call did. "Already off" is a value, not an error. */
+export type PowerOffOutcome =
+  | { readonly kind: 'requested'; readonly action: 'stop' | 'terminate'; readonly previousState: string }
+  | { readonly kind: 'already-off'; readonly state: string }
+  | { readonly kind: 'dry-run'; readonly action: 'stop' | 'terminate'; readonly wouldSucceed: boolean; readonly detail: string }
+  | { readonly kind: 'not-stoppable'; readonly detail: string };
+
+/**
+ * Proves machines off and forces them off. One implementation per compute provider
+ * (AWS EC2, Alibaba ECS); chosen from the node's providerID.
+ */
+export interface ComputeFencer {
+  readonly provider: ProviderName;
+  /** Parse a node's `spec.providerID`. Throws `ProviderIdError` for anything this provider does not own. */
+  parseProviderId(providerId: string | undefined): InstanceRef;
+  /** Check the machine carries the cluster's ownership tag and lives in the configured account/region. */
+  verifyOwnership(ref: InstanceRef, cluster: string): Promise<OwnershipVerdict>;
+  /** Observe the power state now, with the provider's evidence. A missing machine is `not-found`. */
+  observePower(ref: InstanceRef): Promise<PowerEvidence>;
+  /** Force the machine off (stop, or terminate where allowed). Idempotent. */
+  powerOff(ref: InstanceRef, options: PowerOffOptions): Promise<PowerOffOutcome>;
+  /** Block devices the provider still reports on the machine. */
+  attachedDisks(ref: InstanceRef): Promise<readonly DiskAttachment[]>;
+}
