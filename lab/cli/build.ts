@@ -1,0 +1,16 @@
+/** `npm run lab:build`: build (or find cached) the lab's Kubernetes binaries and the EC2 emulator. */
+import { ensureLabBinaries } from '../build/go-binaries.js';
+import { LabBuildError } from '../build/errors.js';
+import { Ec2EmulatorError, ensureMoto } from '../ec2-emulator.js';
+
+try {
+  const dir = await ensureLabBinaries();
+  process.stderr.write(`lab build: binaries in ${dir}\n`);
+  await ensureMoto();
+} catch (err) {
+  if (err instanceof LabBuildError || err instanceof Ec2EmulatorError) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(1);
+  }
+  throw err;
+}

@@ -1,0 +1,175 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort, httpsGet } from './net.js';
+import { kubeconfigYaml, type LabPki } from './pki.js';
+import { type ManagedProcess, startProcess, waitUntil } from './process.js';
+
+/** Timings of the lab's control plane; short, so that incidents play out in seconds. */
+export interface ControlPlaneTimings {
+  /** How long a node may stay silent before it turns NotReady/Unknown (node-monitor-grace-period). */
+  readonly nodeMonitorGraceSeconds: number;
+  /** Default toleration of not-ready/unreachable taints: how long before a silent node's pods are evicted. */
+  readonly evictionTolerationSeconds: number;
+}
+
+export const DEFAULT_TIMINGS: ControlPlaneTimings = { nodeMonitorGraceSeconds: 10, evictionTolerationSeconds: 20 };
+
+/**
+ * The controllers the incident needs, by canonical name. Attach-detach runs with
+ * `--disable-force-detach-on-timeout`, so in the lab nothing but fencing releases a volume.
+ */
+export const KCM_CONTROLLERS = [
+  'node-lifecycle-controller',
+  'taint-eviction-controller',
+  'pod-garbage-collector-controller',
+  'statefulset-controller',
+  'deployment-controller',
+  'replicaset-controller',
+  'persistentvolume-binder-controller',
+  'persistentvolume-attach-detach-controller',
+] as const;
+
+export interface ControlPlane {
+  readonly server: string;
+  readonly kubeconfigPath: string;
+  readonly processes: readonly ManagedProcess[];
+  stop(): Promise<void>;
+}
+
+interface StartControlPlaneOptions {
+  readonly binDir: string;
+  readonly runDir: string;
+  readonly pki: LabPki;
+  readonly timings: ControlPlaneTimings;
+  readonly onStep?: (message: string) => void;
+}
+
+/** Starts etcd, kube-apiserver, kube-controller-manager and kube-scheduler on loopback, in that order. */
+export async function startControlPlane(options: StartControlPlaneOptions): Promise<ControlPlane> {
+  const { binDir, runDir, pki, timings } = options;
+  const logDir = join(runDir, 'logs');
+  const pidDir = join(runDir, 'pids');
+  const bin = (name: string): string => join(binDir, name);
+  const processes: ManagedProcess[] = [];
+  const stop = async (): Promise<void> => {
+    for (const p of [...processes].reverse()) await p.stop();
+  };
+  try {
+    const [etcdClient, etcdPeer, apiPort, kcmPort, schedPort] = await Promise.all([
+      freePort(),
+      freePort(),
+      freePort(),
+      freePort(),
+      freePort(),
+    ]);
+    const etcdUrl = `http://127.0.0.1:${etcdClient}`;
+    const peerUrl = `http://127.0.0.1:${etcdPeer}`;
+    const etcd = startProcess({
+      name: 'etcd',
+      command: bin('etcd'),
+      args: [
+        '--name=lab',
+        `--data-dir=${join(runDir, 'etcd')}`,
+        `--listen-client-urls=${etcdUrl}`,
+        `--advertise-client-urls=${etcdUrl}`,
+        `--listen-peer-urls=${peerUrl}`,
+        `--initial-advertise-peer-urls=${peerUrl}`,
+        `--initial-cluster=lab=${peerUrl}`,
+        '--initial-cluster-state=new',
+        '--unsafe-no-fsync',
+        '--quota-backend-bytes=4294967296',
+        '--log-level=warn',
+      ],
+      logDir,
+      pidDir,
+    });
+    processes.push(etcd);
+    await waitUntil(etcd, async () => (await fetch(`${etcdUrl}/health`)).ok, 30_000);
+    options.onStep?.('etcd ready');
+
+    const server = `https://127.0.0.1:${apiPort}`;
+    const apiserver = startProcess({
+      name: 'kube-apiserver',
+      command: bin('kube-apiserver'),
+      args: [
+        `--etcd-servers=${etcdUrl}`,
+        '--bind-address=127.0.0.1',
+        `--secure-port=${apiPort}`,
+        '--advertise-address=127.0.0.1',
+        `--tls-cert-file=${pki.serverCert}`,
+        `--tls-private-key-file=${pki.serverKey}`,
+        `--cert-dir=${join(runDir, 'apiserver-certs')}`,
+        `--token-auth-file=${pki.tokenFile}`,
+        '--authorization-mode=RBAC',
+        `--service-account-issuer=${server}`,
+        `--service-account-key-file=${pki.saPublicKey}`,
+        `--service-account-signing-key-file=${pki.saPrivateKey}`,
+        '--service-cluster-ip-range=10.96.0.0/24',
+        '--endpoint-reconciler-type=none',
+        '--disable-admission-plugins=ServiceAccount',
+        `--default-not-ready-toleration-seconds=${timings.evictionTolerationSeconds}`,
+        `--default-unreachable-toleration-seconds=${timings.evictionTolerationSeconds}`,
+        '--profiling=false',
+        '--v=1',
+      ],
+      logDir,
+      pidDir,
+    });
+    processes.push(apiserver);
+    const ca = readFileSync(pki.caCert);
+    await waitUntil(apiserver, async () => (await httpsGet(`${server}/readyz`, { ca, token: pki.adminToken })).body === 'ok', 120_000);
+    options.onStep?.('kube-apiserver ready');
+
+    const kubeconfigPath = join(runDir, 'admin.kubeconfig');
+    writeFileSync(kubeconfigPath, kubeconfigYaml(server, pki.caCert, pki.adminToken), { mode: 0o600 });
+
+    const kcm = startProcess({
+      name: 'kube-controller-manager',
+      command: bin('kube-controller-manager'),
+      args: [
+        `--kubeconfig=${kubeconfigPath}`,
+        `--authentication-kubeconfig=${kubeconfigPath}`,
+        `--authorization-kubeconfig=${kubeconfigPath}`,
+        '--bind-address=127.0.0.1',
+        `--secure-port=${kcmPort}`,
+        `--cert-dir=${join(runDir, 'kcm-certs')}`,
+        '--leader-elect=false',
+        '--use-service-account-credentials=false',
+        `--controllers=${KCM_CONTROLLERS.join(',')}`,
+        '--node-monitor-period=1s',
+        `--node-monitor-grace-period=${timings.nodeMonitorGraceSeconds}s`,
+        '--node-startup-grace-period=30s',
+        '--node-eviction-rate=10',
+        '--disable-force-detach-on-timeout=true',
+        '--v=2',
+      ],
+      logDir,
+      pidDir,
+    });
+    processes.push(kcm);
+    const scheduler = startProcess({
+      name: 'kube-scheduler',
+      command: bin('kube-scheduler'),
+      args: [
+        `--kubeconfig=${kubeconfigPath}`,
+        `--authentication-kubeconfig=${kubeconfigPath}`,
+        `--authorization-kubeconfig=${kubeconfigPath}`,
+        '--leader-elect=false',
+        '--bind-address=127.0.0.1',
+        `--secure-port=${schedPort}`,
+        `--cert-dir=${join(runDir, 'scheduler-certs')}`,
+        '--v=2',
+      ],
+      logDir,
+      pidDir,
+    });
+    processes.push(scheduler);
+    const healthy = (port: number) => async () => (await httpsGet(`https://127.0.0.1:${port}/healthz`)).status === 200;
+    await Promise.all([waitUntil(kcm, healthy(kcmPort), 60_000), waitUntil(scheduler, healthy(schedPort), 60_000)]);
+    options.onStep?.('kube-controller-manager and kube-scheduler ready');
+    return { server, kubeconfigPath, processes, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -1,0 +1,329 @@
+import {
+  CoordinationV1Api,
+  CoreV1Api,
+  type KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+  StorageV1Api,
+  type V1Pod,
+  type V1PersistentVolume,
+  type V1PersistentVolumeClaim,
+  type V1VolumeAttachment,
+} from '@kubernetes/client-node';
+import { LAB_VERSIONS } from './versions.js';
+
+/** What a simulated kubelet needs to know about its machine. */
+export interface SimulatedNode {
+  readonly name: string;
+  readonly instanceId: string;
+  readonly zone: string;
+  readonly region: string;
+  readonly providerID: string;
+}
+
+type NodeMode = 'alive' | 'silent';
+
+const strategic = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
+const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+const microTime = (d = new Date()): string => d.toISOString().replace('Z', '000Z');
+const HEARTBEAT_EVERY_TICKS = 4;
+
+/**
+ * Simulated kubelets for every lab node, in one loop: Lease renewals, node status heartbeats,
+ * `volumesInUse`, and pods turning Running once their volumes are attached. A node can be
+ * silenced (cut/crash) and brought back (restore); a silent node does nothing at all, like a
+ * kubelet that lost the network.
+ */
+export class KubeletFleet {
+  private readonly core: CoreV1Api;
+  private readonly coordination: CoordinationV1Api;
+  private readonly storage: StorageV1Api;
+  private readonly modes = new Map<string, NodeMode>();
+  private readonly nodes = new Map<string, SimulatedNode>();
+  /** volumesInUse last reported per node, so status is posted on change between heartbeats. */
+  private readonly reportedInUse = new Map<string, string>();
+  private timer: NodeJS.Timeout | undefined;
+  private ticks = 0;
+  private ticking = false;
+  private lastError: string | undefined;
+
+  constructor(
+    kc: KubeConfig,
+    private readonly driverName: string,
+    private readonly log: (line: string) => void = () => {},
+  ) {
+    this.core = kc.makeApiClient(CoreV1Api);
+    this.coordination = kc.makeApiClient(CoordinationV1Api);
+    this.storage = kc.makeApiClient(StorageV1Api);
+  }
+
+  /** Registers a node as a kubelet does at start-up: Node, CSINode, Lease, Ready status. */
+  async register(node: SimulatedNode): Promise<void> {
+    this.nodes.set(node.name, node);
+    await this.core.createNode({
+      body: {
+        metadata: {
+          name: node.name,
+          labels: {
+            'kubernetes.io/hostname': node.name,
+            'kubernetes.io/os': 'linux',
+            'kubernetes.io/arch': 'amd64',
+            'node.kubernetes.io/instance-type': 'm5.large',
+            'topology.kubernetes.io/zone': node.zone,
+            'topology.kubernetes.io/region': node.region,
+          },
+          // Without it the attach-detach controller leaves this node's volumes to the kubelet.
+          annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
+        },
+        spec: { providerID: node.providerID },
+      },
+    });
+    await this.storage.createCSINode({
+      body: {
+        metadata: { name: node.name },
+        spec: { drivers: [{ name: this.driverName, nodeID: node.instanceId, topologyKeys: ['topology.kubernetes.io/zone'] }] },
+      },
+    });
+    await this.coordination.createNamespacedLease({
+      namespace: 'kube-node-lease',
+      body: {
+        metadata: { name: node.name },
+        spec: { holderIdentity: node.name, leaseDurationSeconds: 40, renewTime: microTime() as unknown as Date },
+      },
+    });
+    await this.postStatus(node.name, []);
+    this.modes.set(node.name, 'alive');
+  }
+
+  start(): void {
+    this.timer ??= setInterval(() => void this.tick(), 1000);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    while (this.ticking) await new Promise((r) => setTimeout(r, 50));
+  }
+
+  /** Stops heartbeats and all pod work on the node, as a network partition does. */
+  silence(name: string): void {
+    this.requireNode(name);
+    this.modes.set(name, 'silent');
+  }
+
+  /** Brings a node's kubelet back, as after a reboot: nothing mounted yet. */
+  async revive(name: string): Promise<void> {
+    this.requireNode(name);
+    this.modes.set(name, 'alive');
+    await this.postStatus(name, []);
+  }
+
+  isAlive(name: string): boolean {
+    return this.modes.get(name) === 'alive';
+  }
+
+  get error(): string | undefined {
+    return this.lastError;
+  }
+
+  private requireNode(name: string): SimulatedNode {
+    const node = this.nodes.get(name);
+    if (!node) throw new Error(`lab: no simulated node named ${name}`);
+    return node;
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking) return;
+    this.ticking = true;
+    this.ticks++;
+    try {
+      const alive = [...this.nodes.keys()].filter((n) => this.modes.get(n) === 'alive');
+      if (alive.length === 0) return;
+      await Promise.all(alive.map((n) => this.renewLease(n)));
+      const [pods, vas, pvcs, pvs] = await Promise.all([
+        this.core.listPodForAllNamespaces(),
+        this.storage.listVolumeAttachment(),
+        this.core.listPersistentVolumeClaimForAllNamespaces(),
+        this.core.listPersistentVolume(),
+      ]);
+      const world = new World(pods.items, vas.items, pvcs.items, pvs.items, this.driverName);
+      for (const name of alive) await this.syncNode(name, world);
+      this.lastError = undefined;
+    } catch (err) {
+      const message = (err as Error).message ?? String(err);
+      if (message !== this.lastError) this.log(`kubelet-sim: ${message}`);
+      this.lastError = message;
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private async renewLease(name: string): Promise<void> {
+    await this.coordination.patchNamespacedLease(
+      { name, namespace: 'kube-node-lease', body: { spec: { renewTime: microTime(), holderIdentity: name } } },
+      merge,
+    );
+  }
+
+  private async syncNode(name: string, world: World): Promise<void> {
+    const inUse = new Set<string>();
+    for (const pod of world.podsOn(name)) {
+      const ns = pod.metadata?.namespace ?? 'default';
+      const podName = pod.metadata?.name ?? '';
+      if (pod.metadata?.deletionTimestamp) {
+        // A live kubelet stops the containers, unmounts, and confirms the deletion.
+        await this.core.deleteNamespacedPod({ name: podName, namespace: ns, gracePeriodSeconds: 0 }).catch(() => {});
+        continue;
+      }
+      const volumes = world.uniqueVolumeNames(pod);
+      const attached = volumes.every((v) => world.isAttached(v.pv, name));
+      if (attached) for (const v of volumes) inUse.add(v.unique);
+      if (attached && pod.status?.phase !== 'Running') await this.markRunning(pod);
+      if (!attached && !pod.status?.containerStatuses) await this.markContainerCreating(pod);
+    }
+    const heartbeat = this.ticks % HEARTBEAT_EVERY_TICKS === 0;
+    const volumesInUse = [...inUse].sort();
+    const changed = this.reportedInUse.get(name) !== volumesInUse.join(',');
+    if (heartbeat || changed) await this.postStatus(name, volumesInUse);
+  }
+
+  private async postStatus(name: string, volumesInUse: string[]): Promise<void> {
+    const now = new Date().toISOString();
+    // Strategic merge on conditions (by type) and volumesInUse only: volumesAttached belongs to the
+    // attach-detach controller and must never be written here.
+    await this.core.patchNodeStatus(
+      {
+        name,
+        body: {
+          status: {
+            capacity: { cpu: '4', memory: '8Gi', pods: '110' },
+            allocatable: { cpu: '4', memory: '8Gi', pods: '110' },
+            conditions: [
+              { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: now },
+            ],
+            nodeInfo: {
+              kubeletVersion: `v${LAB_VERSIONS.kubernetes}`,
+              kubeProxyVersion: '',
+              operatingSystem: 'linux',
+              architecture: 'amd64',
+              containerRuntimeVersion: 'lab://simulated',
+              kernelVersion: 'lab',
+              osImage: 'kube-fencer lab',
+              machineID: name,
+              systemUUID: name,
+              bootID: name,
+            },
+            volumesInUse,
+          },
+        },
+      },
+      strategic,
+    );
+    this.reportedInUse.set(name, volumesInUse.join(','));
+  }
+
+  private async markRunning(pod: V1Pod): Promise<void> {
+    const now = new Date().toISOString();
+    const containers = pod.spec?.containers ?? [];
+    await this.core.patchNamespacedPodStatus(
+      {
+        name: pod.metadata?.name ?? '',
+        namespace: pod.metadata?.namespace ?? 'default',
+        body: {
+          status: {
+            phase: 'Running',
+            startTime: now,
+            podIP: '10.244.0.10',
+            conditions: ['PodReadyToStartContainers', 'Initialized', 'ContainersReady', 'Ready'].map((type) => ({
+              type,
+              status: 'True',
+              lastTransitionTime: now,
+            })),
+            containerStatuses: containers.map((c) => ({
+              name: c.name,
+              image: c.image ?? '',
+              imageID: '',
+              containerID: `lab://${pod.metadata?.uid}/${c.name}`,
+              ready: true,
+              started: true,
+              restartCount: 0,
+              state: { running: { startedAt: now } },
+            })),
+          },
+        },
+      },
+      strategic,
+    );
+    this.log(`kubelet-sim: ${pod.spec?.nodeName} started ${pod.metadata?.namespace}/${pod.metadata?.name}`);
+  }
+
+  private async markContainerCreating(pod: V1Pod): Promise<void> {
+    const containers = pod.spec?.containers ?? [];
+    await this.core.patchNamespacedPodStatus(
+      {
+        name: pod.metadata?.name ?? '',
+        namespace: pod.metadata?.namespace ?? 'default',
+        body: {
+          status: {
+            phase: 'Pending',
+            containerStatuses: containers.map((c) => ({
+              name: c.name,
+              image: c.image ?? '',
+              imageID: '',
+              ready: false,
+              restartCount: 0,
+              state: { waiting: { reason: 'ContainerCreating' } },
+            })),
+          },
+        },
+      },
+      strategic,
+    );
+  }
+}
+
+/** One tick's snapshot of the objects a kubelet looks at. */
+class World {
+  private readonly attached = new Set<string>();
+  private readonly pvByName = new Map<string, V1PersistentVolume>();
+  private readonly pvcByKey = new Map<string, V1PersistentVolumeClaim>();
+
+  constructor(
+    private readonly pods: V1Pod[],
+    vas: V1VolumeAttachment[],
+    pvcs: V1PersistentVolumeClaim[],
+    pvs: V1PersistentVolume[],
+    private readonly driverName: string,
+  ) {
+    for (const va of vas) {
+      if (va.status?.attached && !va.metadata?.deletionTimestamp) {
+        this.attached.add(`${va.spec.source.persistentVolumeName}@${va.spec.nodeName}`);
+      }
+    }
+    for (const pv of pvs) this.pvByName.set(pv.metadata?.name ?? '', pv);
+    for (const pvc of pvcs) this.pvcByKey.set(`${pvc.metadata?.namespace}/${pvc.metadata?.name}`, pvc);
+  }
+
+  podsOn(node: string): V1Pod[] {
+    return this.pods.filter((p) => p.spec?.nodeName === node);
+  }
+
+  isAttached(pv: string, node: string): boolean {
+    return this.attached.has(`${pv}@${node}`);
+  }
+
+  /** The pod's CSI volumes of this driver, by PV name and by the unique name kubelets report. */
+  uniqueVolumeNames(pod: V1Pod): { pv: string; unique: string }[] {
+    const out: { pv: string; unique: string }[] = [];
+    for (const v of pod.spec?.volumes ?? []) {
+      const claim = v.persistentVolumeClaim?.claimName;
+      if (!claim) continue;
+      const pvName = this.pvcByKey.get(`${pod.metadata?.namespace}/${claim}`)?.spec?.volumeName ?? '';
+      const csi = this.pvByName.get(pvName)?.spec?.csi;
+      // An unbound claim or a missing PV keeps the pod ContainerCreating, as on a real node.
+      if (!csi) out.push({ pv: pvName || `unbound:${claim}`, unique: '' });
+      else if (csi.driver === this.driverName) out.push({ pv: pvName, unique: `kubernetes.io/csi/${csi.driver}^${csi.volumeHandle}` });
+    }
+    return out;
+  }
+}

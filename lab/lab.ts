@@ -1,0 +1,178 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { EC2Client } from '@aws-sdk/client-ec2';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ensureLabBinaries } from './build/go-binaries.js';
+import { DEFAULT_TIMINGS, type ControlPlaneTimings, startControlPlane } from './control-plane.js';
+import { startCsi } from './csi.js';
+import {
+  createClusterInstance,
+  ec2ClientFor,
+  startEc2Emulator,
+  startInstance,
+  stopInstance,
+  type Ec2Emulator,
+} from './ec2-emulator.js';
+import { KubeletFleet, type SimulatedNode } from './kubelets.js';
+import { makePki } from './pki.js';
+import { type ManagedProcess, reapOrphans } from './process.js';
+import { cacheRoot } from './paths.js';
+import { waitForNodesReady } from './readiness.js';
+
+/** The CSI driver name the lab's controller registers: it stands in for the EBS CSI driver. */
+export const LAB_CSI_DRIVER = 'ebs.csi.aws.com';
+
+export interface LabOptions {
+  /** How many worker nodes (node-a, node-b, ...). At least 2, so that a pod has somewhere to go. */
+  readonly nodes?: number;
+  /** Availability zone of each node, round-robin. Default: all in one zone, so volumes can move. */
+  readonly zones?: readonly string[];
+  /** The cluster name in the instances' ownership tag `kubernetes.io/cluster/<name>`. */
+  readonly cluster?: string;
+  readonly region?: string;
+  readonly timings?: Partial<ControlPlaneTimings>;
+  /** Progress lines while the lab starts (default: none). */
+  readonly onStep?: (message: string) => void;
+}
+
+export interface LabNode extends SimulatedNode {}
+
+/** A running lab: a real control plane, a CSI attacher, an EC2 emulator and simulated kubelets. */
+export interface Lab {
+  readonly cluster: string;
+  readonly region: string;
+  readonly runDir: string;
+  readonly kubeconfigPath: string;
+  readonly kubeConfig: KubeConfig;
+  readonly ec2: { readonly endpoint: string; readonly region: string; readonly client: EC2Client };
+  readonly nodes: readonly LabNode[];
+  node(name: string): LabNode;
+  /** Partition: heartbeats stop, the instance keeps running. */
+  cut(name: string): Promise<void>;
+  /** Crash: heartbeats stop and the instance stops. */
+  crash(name: string): Promise<void>;
+  /** Power the instance on again (a new launch time) and let the kubelet come back. */
+  restore(name: string): Promise<void>;
+  /** Path of a component's log file (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, csi-attacher, csi-controller, ec2-emulator). */
+  logFile(component: string): string;
+  readLog(component: string): string;
+  stop(): Promise<void>;
+}
+
+const nodeName = (i: number): string => `node-${String.fromCharCode('a'.charCodeAt(0) + i)}`;
+const runsRoot = (): string => join(cacheRoot(), 'runs');
+
+/** Keeps the logs of the last few runs for debugging and removes the rest. */
+function pruneRuns(keep: number): void {
+  let runs: string[] = [];
+  try {
+    runs = readdirSync(runsRoot());
+  } catch {
+    return;
+  }
+  const byAge = runs
+    .map((r) => ({ r, t: statSync(join(runsRoot(), r)).mtimeMs }))
+    .sort((a, b) => b.t - a.t)
+    .slice(keep);
+  for (const { r } of byAge) rmSync(join(runsRoot(), r), { recursive: true, force: true });
+}
+
+/** Starts a lab. Builds the binaries on first use. Stop it with `lab.stop()`; a crashed owner's processes are reaped by the next lab. */
+export async function startLab(options: LabOptions = {}): Promise<Lab> {
+  const count = options.nodes ?? 2;
+  if (count < 2) throw new Error('lab: at least 2 nodes are needed (one to fail, one to take over)');
+  const cluster = options.cluster ?? 'lab';
+  const region = options.region ?? 'us-east-1';
+  const zones = options.zones ?? [`${region}a`];
+  const timings = { ...DEFAULT_TIMINGS, ...options.timings };
+  const step = options.onStep ?? (() => {});
+
+  reapOrphans(runsRoot());
+  pruneRuns(5);
+  const binDir = await ensureLabBinaries();
+  mkdirSync(runsRoot(), { recursive: true });
+  const runDir = await mkdtemp(join(runsRoot(), 'lab-'));
+  const logDir = join(runDir, 'logs');
+  const pidDir = join(runDir, 'pids');
+  const pki = makePki(join(runDir, 'pki'));
+
+  const stoppers: (() => Promise<void>)[] = [];
+  const processes: ManagedProcess[] = [];
+  let fleet: KubeletFleet | undefined;
+  const stop = async (): Promise<void> => {
+    await fleet?.stop();
+    for (const s of stoppers.splice(0).reverse()) await s().catch(() => {});
+    rmSync(join(runDir, 'etcd'), { recursive: true, force: true });
+  };
+  try {
+    const [controlPlane, emulator] = await Promise.all([
+      startControlPlane({ binDir, runDir, pki, timings, onStep: step }),
+      startEc2Emulator({ runDir, region }).then((e: Ec2Emulator) => {
+        step('ec2 emulator ready');
+        return e;
+      }),
+    ]);
+    stoppers.push(controlPlane.stop, emulator.stop);
+    processes.push(...controlPlane.processes);
+    const ec2 = ec2ClientFor(emulator);
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(controlPlane.kubeconfigPath);
+
+    const nodes: LabNode[] = [];
+    for (let i = 0; i < count; i++) {
+      const name = nodeName(i);
+      const zone = zones[i % zones.length] ?? `${region}a`;
+      const { instanceId } = await createClusterInstance(ec2, { cluster, zone, name });
+      nodes.push({ name, instanceId, zone, region, providerID: `aws:///${zone}/${instanceId}` });
+    }
+
+    const csi = await startCsi({ binDir, runDir, kubeconfigPath: controlPlane.kubeconfigPath, driverName: LAB_CSI_DRIVER, emulator, kubeConfig });
+    stoppers.push(csi.stop);
+    processes.push(...csi.processes);
+    step('csi-controller and csi-attacher ready');
+
+    fleet = new KubeletFleet(kubeConfig, LAB_CSI_DRIVER, (line) => step(line));
+    for (const node of nodes) await fleet.register(node);
+    fleet.start();
+    await waitForNodesReady(kubeConfig, nodes.map((n) => n.name), 90_000, join(logDir, 'kube-controller-manager.log'));
+    step(`${nodes.length} nodes Ready`);
+
+    const byName = new Map(nodes.map((n) => [n.name, n]));
+    const node = (name: string): LabNode => {
+      const n = byName.get(name);
+      if (!n) throw new Error(`lab: no node named ${name} (nodes: ${[...byName.keys()].join(', ')})`);
+      return n;
+    };
+    const theFleet = fleet;
+    const logFile = (component: string): string => join(logDir, `${component}.log`);
+    return {
+      cluster,
+      region,
+      runDir,
+      kubeconfigPath: controlPlane.kubeconfigPath,
+      kubeConfig,
+      ec2: { endpoint: emulator.endpoint, region, client: ec2 },
+      nodes,
+      node,
+      async cut(name) {
+        theFleet.silence(node(name).name);
+      },
+      async crash(name) {
+        theFleet.silence(node(name).name);
+        await stopInstance(ec2, node(name).instanceId);
+      },
+      async restore(name) {
+        await startInstance(ec2, node(name).instanceId);
+        await theFleet.revive(name);
+      },
+      logFile,
+      readLog: (component) => (existsSync(logFile(component)) ? readFileSync(logFile(component), 'utf8') : ''),
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+

@@ -1,0 +1,18 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Root of the repository (lab/ sits directly under it). */
+export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Where the lab keeps what is expensive to make: Go binaries, the moto venv. Outside the repository. */
+export function cacheRoot(): string {
+  const base = process.env.KUBE_FENCER_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kube-fencer');
+  return base;
+}
+
+/** The Go modules the lab builds its binaries from (committed go.mod + go.sum). */
+export const GO_MODULES = {
+  k8s: join(REPO_ROOT, 'lab', 'go', 'k8s'),
+  csi: join(REPO_ROOT, 'lab', 'go', 'csi'),
+} as const;
