@@ -12,7 +12,10 @@ export interface ControlPlaneTimings {
   readonly evictionTolerationSeconds: number;
 }
 
-export const DEFAULT_TIMINGS: ControlPlaneTimings = { nodeMonitorGraceSeconds: 10, evictionTolerationSeconds: 20 };
+export const DEFAULT_TIMINGS: ControlPlaneTimings = {
+  nodeMonitorGraceSeconds: 10,
+  evictionTolerationSeconds: 20,
+};
 
 /**
  * The controllers the incident needs, by canonical name. Attach-detach runs with
@@ -117,7 +120,11 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
     });
     processes.push(apiserver);
     const ca = readFileSync(pki.caCert);
-    await waitUntil(apiserver, async () => (await httpsGet(`${server}/readyz`, { ca, token: pki.adminToken })).body === 'ok', 120_000);
+    await waitUntil(
+      apiserver,
+      async () => (await httpsGet(`${server}/readyz`, { ca, token: pki.adminToken })).body === 'ok',
+      120_000,
+    );
     options.onStep?.('kube-apiserver ready');
 
     const kubeconfigPath = join(runDir, 'admin.kubeconfig');
@@ -164,8 +171,12 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
       pidDir,
     });
     processes.push(scheduler);
-    const healthy = (port: number) => async () => (await httpsGet(`https://127.0.0.1:${port}/healthz`)).status === 200;
-    await Promise.all([waitUntil(kcm, healthy(kcmPort), 60_000), waitUntil(scheduler, healthy(schedPort), 60_000)]);
+    const healthy = (port: number) => async () =>
+      (await httpsGet(`https://127.0.0.1:${port}/healthz`)).status === 200;
+    await Promise.all([
+      waitUntil(kcm, healthy(kcmPort), 60_000),
+      waitUntil(scheduler, healthy(schedPort), 60_000),
+    ]);
     options.onStep?.('kube-controller-manager and kube-scheduler ready');
     return { server, kubeconfigPath, processes, stop };
   } catch (err) {

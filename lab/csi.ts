@@ -1,5 +1,5 @@
-import { join } from 'node:path';
 import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { type KubeConfig, StorageV1Api } from '@kubernetes/client-node';
 import type { Ec2Emulator } from './ec2-emulator.js';
 import { REPO_ROOT } from './paths.js';

@@ -21,5 +21,7 @@ export async function eventually<T>(
     await sleep(options.intervalMs ?? 500);
   }
   const seen = options.lastSeen ? `; last seen: ${options.lastSeen()}` : '';
-  throw new Error(`timed out after ${(options.timeoutMs ?? 120_000) / 1000} s waiting for ${what}${lastError ? ` (${lastError})` : ''}${seen}`);
+  throw new Error(
+    `timed out after ${(options.timeoutMs ?? 120_000) / 1000} s waiting for ${what}${lastError ? ` (${lastError})` : ''}${seen}`,
+  );
 }

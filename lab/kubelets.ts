@@ -3,11 +3,11 @@ import {
   CoreV1Api,
   type KubeConfig,
   PatchStrategy,
-  setHeaderOptions,
   StorageV1Api,
-  type V1Pod,
+  setHeaderOptions,
   type V1PersistentVolume,
   type V1PersistentVolumeClaim,
+  type V1Pod,
   type V1VolumeAttachment,
 } from '@kubernetes/client-node';
 import { LAB_VERSIONS } from './versions.js';
@@ -81,14 +81,22 @@ export class KubeletFleet {
     await this.storage.createCSINode({
       body: {
         metadata: { name: node.name },
-        spec: { drivers: [{ name: this.driverName, nodeID: node.instanceId, topologyKeys: ['topology.kubernetes.io/zone'] }] },
+        spec: {
+          drivers: [
+            { name: this.driverName, nodeID: node.instanceId, topologyKeys: ['topology.kubernetes.io/zone'] },
+          ],
+        },
       },
     });
     await this.coordination.createNamespacedLease({
       namespace: 'kube-node-lease',
       body: {
         metadata: { name: node.name },
-        spec: { holderIdentity: node.name, leaseDurationSeconds: 40, renewTime: microTime() as unknown as Date },
+        spec: {
+          holderIdentity: node.name,
+          leaseDurationSeconds: 40,
+          renewTime: microTime() as unknown as Date,
+        },
       },
     });
     await this.postStatus(node.name, []);
@@ -160,7 +168,11 @@ export class KubeletFleet {
 
   private async renewLease(name: string): Promise<void> {
     await this.coordination.patchNamespacedLease(
-      { name, namespace: 'kube-node-lease', body: { spec: { renewTime: microTime(), holderIdentity: name } } },
+      {
+        name,
+        namespace: 'kube-node-lease',
+        body: { spec: { renewTime: microTime(), holderIdentity: name } },
+      },
       merge,
     );
   }
@@ -172,7 +184,9 @@ export class KubeletFleet {
       const podName = pod.metadata?.name ?? '';
       if (pod.metadata?.deletionTimestamp) {
         // A live kubelet stops the containers, unmounts, and confirms the deletion.
-        await this.core.deleteNamespacedPod({ name: podName, namespace: ns, gracePeriodSeconds: 0 }).catch(() => {});
+        await this.core
+          .deleteNamespacedPod({ name: podName, namespace: ns, gracePeriodSeconds: 0 })
+          .catch(() => {});
         continue;
       }
       const volumes = world.uniqueVolumeNames(pod);
@@ -199,7 +213,14 @@ export class KubeletFleet {
             capacity: { cpu: '4', memory: '8Gi', pods: '110' },
             allocatable: { cpu: '4', memory: '8Gi', pods: '110' },
             conditions: [
-              { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: now },
+              {
+                type: 'Ready',
+                status: 'True',
+                reason: 'KubeletReady',
+                message: 'kubelet is posting ready status',
+                lastHeartbeatTime: now,
+                lastTransitionTime: now,
+              },
             ],
             nodeInfo: {
               kubeletVersion: `v${LAB_VERSIONS.kubernetes}`,
@@ -234,11 +255,13 @@ export class KubeletFleet {
             phase: 'Running',
             startTime: now,
             podIP: '10.244.0.10',
-            conditions: ['PodReadyToStartContainers', 'Initialized', 'ContainersReady', 'Ready'].map((type) => ({
-              type,
-              status: 'True',
-              lastTransitionTime: now,
-            })),
+            conditions: ['PodReadyToStartContainers', 'Initialized', 'ContainersReady', 'Ready'].map(
+              (type) => ({
+                type,
+                status: 'True',
+                lastTransitionTime: now,
+              }),
+            ),
             containerStatuses: containers.map((c) => ({
               name: c.name,
               image: c.image ?? '',
@@ -322,7 +345,8 @@ class World {
       const csi = this.pvByName.get(pvName)?.spec?.csi;
       // An unbound claim or a missing PV keeps the pod ContainerCreating, as on a real node.
       if (!csi) out.push({ pv: pvName || `unbound:${claim}`, unique: '' });
-      else if (csi.driver === this.driverName) out.push({ pv: pvName, unique: `kubernetes.io/csi/${csi.driver}^${csi.volumeHandle}` });
+      else if (csi.driver === this.driverName)
+        out.push({ pv: pvName, unique: `kubernetes.io/csi/${csi.driver}^${csi.volumeHandle}` });
     }
     return out;
   }

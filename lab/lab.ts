@@ -1,23 +1,32 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ensureLabBinaries } from './build/go-binaries.js';
-import { DEFAULT_TIMINGS, type ControlPlaneTimings, startControlPlane } from './control-plane.js';
+import { type ControlPlaneTimings, DEFAULT_TIMINGS, startControlPlane } from './control-plane.js';
 import { startCsi } from './csi.js';
 import {
   createClusterInstance,
+  type Ec2Emulator,
   ec2ClientFor,
   startEc2Emulator,
   startInstance,
   stopInstance,
-  type Ec2Emulator,
 } from './ec2-emulator.js';
 import { KubeletFleet, type SimulatedNode } from './kubelets.js';
+import { cacheRoot } from './paths.js';
 import { makePki } from './pki.js';
 import { type ManagedProcess, reapOrphans } from './process.js';
-import { cacheRoot } from './paths.js';
 import { waitForNodesReady } from './readiness.js';
 
 /** The CSI driver name the lab's controller registers: it stands in for the EBS CSI driver. */
@@ -47,6 +56,8 @@ export interface Lab {
   readonly kubeConfig: KubeConfig;
   readonly ec2: { readonly endpoint: string; readonly region: string; readonly client: EC2Client };
   readonly nodes: readonly LabNode[];
+  /** The lab's processes (the simulated kubelets run inside the caller's process). */
+  readonly components: readonly { readonly name: string; readonly pid: number; readonly logFile: string }[];
   node(name: string): LabNode;
   /** Partition: heartbeats stop, the instance keeps running. */
   cut(name: string): Promise<void>;
@@ -54,7 +65,7 @@ export interface Lab {
   crash(name: string): Promise<void>;
   /** Power the instance on again (a new launch time) and let the kubelet come back. */
   restore(name: string): Promise<void>;
-  /** Path of a component's log file (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, csi-attacher, csi-controller, ec2-emulator). */
+  /** Path of a component's log file (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, csi-attacher, csi-controller, ec2-emulator, kubelets). */
   logFile(component: string): string;
   readLog(component: string): string;
   stop(): Promise<void>;
@@ -95,6 +106,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   const runDir = await mkdtemp(join(runsRoot(), 'lab-'));
   const logDir = join(runDir, 'logs');
   const pidDir = join(runDir, 'pids');
+  mkdirSync(pidDir, { recursive: true });
   const pki = makePki(join(runDir, 'pki'));
 
   const stoppers: (() => Promise<void>)[] = [];
@@ -113,7 +125,13 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
         return e;
       }),
     ]);
-    stoppers.push(controlPlane.stop, emulator.stop);
+    // The emulator is its own process group too: record it so a killed owner's emulator is reaped.
+    const emulatorPidFile = join(pidDir, 'ec2-emulator.pid');
+    writeFileSync(emulatorPidFile, `${emulator.pid} ${process.pid}\n`);
+    stoppers.push(controlPlane.stop, async () => {
+      await emulator.stop();
+      rmSync(emulatorPidFile, { force: true });
+    });
     processes.push(...controlPlane.processes);
     const ec2 = ec2ClientFor(emulator);
     const kubeConfig = new KubeConfig();
@@ -127,15 +145,30 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       nodes.push({ name, instanceId, zone, region, providerID: `aws:///${zone}/${instanceId}` });
     }
 
-    const csi = await startCsi({ binDir, runDir, kubeconfigPath: controlPlane.kubeconfigPath, driverName: LAB_CSI_DRIVER, emulator, kubeConfig });
+    const csi = await startCsi({
+      binDir,
+      runDir,
+      kubeconfigPath: controlPlane.kubeconfigPath,
+      driverName: LAB_CSI_DRIVER,
+      emulator,
+      kubeConfig,
+    });
     stoppers.push(csi.stop);
     processes.push(...csi.processes);
     step('csi-controller and csi-attacher ready');
 
-    fleet = new KubeletFleet(kubeConfig, LAB_CSI_DRIVER, (line) => step(line));
+    const kubeletLog = join(logDir, 'kubelets.log');
+    fleet = new KubeletFleet(kubeConfig, LAB_CSI_DRIVER, (line) =>
+      appendFileSync(kubeletLog, `${new Date().toISOString()} ${line}\n`),
+    );
     for (const node of nodes) await fleet.register(node);
     fleet.start();
-    await waitForNodesReady(kubeConfig, nodes.map((n) => n.name), 90_000, join(logDir, 'kube-controller-manager.log'));
+    await waitForNodesReady(
+      kubeConfig,
+      nodes.map((n) => n.name),
+      90_000,
+      join(logDir, 'kube-controller-manager.log'),
+    );
     step(`${nodes.length} nodes Ready`);
 
     const byName = new Map(nodes.map((n) => [n.name, n]));
@@ -154,6 +187,10 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       kubeConfig,
       ec2: { endpoint: emulator.endpoint, region, client: ec2 },
       nodes,
+      components: [
+        ...processes.map((p) => ({ name: p.name, pid: p.pid, logFile: p.logFile })),
+        { name: 'ec2-emulator', pid: emulator.pid, logFile: emulator.logFile },
+      ],
       node,
       async cut(name) {
         theFleet.silence(node(name).name);
@@ -167,7 +204,8 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
         await theFleet.revive(name);
       },
       logFile,
-      readLog: (component) => (existsSync(logFile(component)) ? readFileSync(logFile(component), 'utf8') : ''),
+      readLog: (component) =>
+        existsSync(logFile(component)) ? readFileSync(logFile(component), 'utf8') : '',
       stop,
     };
   } catch (err) {
@@ -175,4 +213,3 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     throw err;
   }
 }
-

@@ -16,7 +16,10 @@ export function freePort(): Promise<number> {
 }
 
 /** GET over HTTPS; resolves with status and body. `ca` pins the lab CA; without it any certificate is accepted. */
-export function httpsGet(url: string, options: { ca?: string | Buffer; token?: string } = {}): Promise<{ status: number; body: string }> {
+export function httpsGet(
+  url: string,
+  options: { ca?: string | Buffer; token?: string } = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = get(
       url,

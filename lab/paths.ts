@@ -7,7 +7,9 @@ export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Where the lab keeps what is expensive to make: Go binaries, the moto venv. Outside the repository. */
 export function cacheRoot(): string {
-  const base = process.env.KUBE_FENCER_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kube-fencer');
+  const base =
+    process.env.KUBE_FENCER_CACHE ??
+    join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kube-fencer');
   return base;
 }
 

@@ -24,17 +24,60 @@ export function makePki(dir: string): LabPki {
     try {
       execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
     } catch (err) {
-      throw new LabStartError(`lab: openssl ${args[0]} failed while making certificates (${(err as Error).message.split('\n')[0]})`);
+      throw new LabStartError(
+        `lab: openssl ${args[0]} failed while making certificates (${(err as Error).message.split('\n')[0]})`,
+      );
     }
   };
   const days = '30';
-  run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', days, '-subj', '/CN=kube-fencer-lab-ca']);
-  run(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'apiserver.key', '-out', 'apiserver.csr', '-subj', '/CN=kube-apiserver']);
+  run([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.crt',
+    '-days',
+    days,
+    '-subj',
+    '/CN=kube-fencer-lab-ca',
+  ]);
+  run([
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'apiserver.key',
+    '-out',
+    'apiserver.csr',
+    '-subj',
+    '/CN=kube-apiserver',
+  ]);
   writeFileSync(
     join(dir, 'ext.cnf'),
     'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth\n',
   );
-  run(['x509', '-req', '-in', 'apiserver.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'apiserver.crt', '-days', days, '-extfile', 'ext.cnf']);
+  run([
+    'x509',
+    '-req',
+    '-in',
+    'apiserver.csr',
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'apiserver.crt',
+    '-days',
+    days,
+    '-extfile',
+    'ext.cnf',
+  ]);
   run(['genrsa', '-out', 'sa.key', '2048']);
   run(['rsa', '-in', 'sa.key', '-pubout', '-out', 'sa.pub']);
   const adminToken = randomBytes(32).toString('hex');

@@ -64,7 +64,8 @@ export function startProcess(options: StartOptions): ManagedProcess {
   } finally {
     closeSync(fd);
   }
-  if (child.pid === undefined) throw new LabStartError(`lab: could not start ${options.name}; see ${logFile}`);
+  if (child.pid === undefined)
+    throw new LabStartError(`lab: could not start ${options.name}; see ${logFile}`);
   const pid = child.pid;
   const pidFile = join(options.pidDir, `${options.name}.pid`);
   writeFileSync(pidFile, `${pid} ${process.pid}\n`);
@@ -154,5 +155,7 @@ export async function waitUntil(
     if (await probe().catch(() => false)) return;
     await sleep(250);
   }
-  throw new LabStartError(`lab: ${what.name} not ready after ${Math.round(timeoutMs / 1000)} s; see ${what.logFile}`);
+  throw new LabStartError(
+    `lab: ${what.name} not ready after ${Math.round(timeoutMs / 1000)} s; see ${what.logFile}`,
+  );
 }

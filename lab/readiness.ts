@@ -1,9 +1,14 @@
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { LabStartError } from './build/errors.js';
 
 /** Waits until every named node is Ready and the node-lifecycle controller has lifted the start-up taints. */
-export async function waitForNodesReady(kc: KubeConfig, names: readonly string[], timeoutMs: number, logFile: string): Promise<void> {
+export async function waitForNodesReady(
+  kc: KubeConfig,
+  names: readonly string[],
+  timeoutMs: number,
+  logFile: string,
+): Promise<void> {
   const core = kc.makeApiClient(CoreV1Api);
   const deadline = Date.now() + timeoutMs;
   let pending: string[] = [...names];
@@ -18,5 +23,7 @@ export async function waitForNodesReady(kc: KubeConfig, names: readonly string[]
     if (pending.length === 0) return;
     await sleep(500);
   }
-  throw new LabStartError(`lab: nodes ${pending.join(', ')} not Ready and untainted after ${timeoutMs / 1000} s; see ${logFile}`);
+  throw new LabStartError(
+    `lab: nodes ${pending.join(', ')} not Ready and untainted after ${timeoutMs / 1000} s; see ${logFile}`,
+  );
 }

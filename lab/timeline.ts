@@ -1,5 +1,17 @@
 import { DescribeInstancesCommand, DescribeVolumesCommand, type EC2Client } from '@aws-sdk/client-ec2';
-import { type KubeConfig, Watch } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  type CoreV1Event,
+  type Informer,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+  makeInformer,
+  StorageV1Api,
+  type V1Node,
+  type V1Pod,
+  type V1VolumeAttachment,
+} from '@kubernetes/client-node';
 
 /** One thing that happened to one object. */
 export interface TimelineEntry {
@@ -13,14 +25,16 @@ type Snapshot = Record<string, string>;
 
 const shortUid = (uid?: string): string => (uid ? uid.slice(0, 4) : '????');
 
-function describeNode(o: any): Snapshot {
-  const ready = o.status?.conditions?.find((c: any) => c.type === 'Ready');
-  const taints = (o.spec?.taints ?? []).map((t: any) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`).sort();
+function describeNode(o: V1Node): Snapshot {
+  const ready = o.status?.conditions?.find((c) => c.type === 'Ready');
+  const taints = (o.spec?.taints ?? [])
+    .map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`)
+    .sort();
   return { Ready: ready?.status ?? 'none', taints: taints.join(', ') || 'none' };
 }
 
-function describePod(o: any): Snapshot {
-  const waiting = o.status?.containerStatuses?.find((c: any) => c.state?.waiting)?.state?.waiting?.reason;
+function describePod(o: V1Pod): Snapshot {
+  const waiting = o.status?.containerStatuses?.find((c) => c.state?.waiting)?.state?.waiting?.reason;
   return {
     node: o.spec?.nodeName ?? 'unscheduled',
     phase: waiting ? `${o.status?.phase} (${waiting})` : (o.status?.phase ?? 'Pending'),
@@ -28,7 +42,7 @@ function describePod(o: any): Snapshot {
   };
 }
 
-function describeVa(o: any): Snapshot {
+function describeVa(o: V1VolumeAttachment): Snapshot {
   return {
     node: o.spec?.nodeName,
     attached: String(o.status?.attached ?? false),
@@ -45,7 +59,8 @@ export class Timeline {
   readonly entries: TimelineEntry[] = [];
   private readonly started = new Date();
   private readonly last = new Map<string, Snapshot>();
-  private readonly aborts: AbortController[] = [];
+  private readonly informers: Informer<KubernetesObject>[] = [];
+  private stopped = false;
   private poller: NodeJS.Timeout | undefined;
   private readonly seenEvents = new Set<string>();
 
@@ -62,28 +77,56 @@ export class Timeline {
   }
 
   async start(namespace = 'default'): Promise<void> {
-    const watch = new Watch(this.kc);
-    const follow = async (path: string, key: (o: any) => string, describe: (o: any) => Snapshot) => {
-      this.aborts.push(
-        await watch.watch(
-          path,
-          {},
-          (phase, o) => this.observe(key(o), phase === 'DELETED' ? null : describe(o)),
-          () => {},
-        ),
-      );
+    const core = this.kc.makeApiClient(CoreV1Api);
+    const storage = this.kc.makeApiClient(StorageV1Api);
+    const follow = async <T extends KubernetesObject>(
+      path: string,
+      list: () => Promise<KubernetesListObject<T>>,
+      key: (o: T) => string,
+      describe: (o: T) => Snapshot,
+    ) => {
+      // An informer re-lists and re-watches when a watch ends, so no change is missed.
+      const informer = makeInformer(this.kc, path, list);
+      informer.on('add', (o) => this.observe(key(o), describe(o)));
+      informer.on('update', (o) => this.observe(key(o), describe(o)));
+      informer.on('delete', (o) => this.observe(key(o), null));
+      informer.on('error', () => {
+        if (!this.stopped) setTimeout(() => void informer.start().catch(() => {}), 1000);
+      });
+      await informer.start();
+      this.informers.push(informer);
     };
-    await follow('/api/v1/nodes', (o) => `node/${o.metadata.name}`, describeNode);
-    await follow(`/api/v1/namespaces/${namespace}/pods`, (o) => `pod/${o.metadata.name} (${shortUid(o.metadata.uid)})`, describePod);
-    await follow('/apis/storage.k8s.io/v1/volumeattachments', (o) => `volumeattachment/${o.metadata.name.slice(0, 12)}…`, describeVa);
-    this.aborts.push(
-      await watch.watch(`/api/v1/namespaces/${namespace}/events`, {}, (_phase, e) => this.observeEvent(e), () => {}),
+    await follow<V1Node>(
+      '/api/v1/nodes',
+      () => core.listNode(),
+      (o) => `node/${o.metadata?.name}`,
+      describeNode,
     );
+    await follow<V1Pod>(
+      `/api/v1/namespaces/${namespace}/pods`,
+      () => core.listNamespacedPod({ namespace }),
+      (o) => `pod/${o.metadata?.name} (${shortUid(o.metadata?.uid)})`,
+      describePod,
+    );
+    await follow<V1VolumeAttachment>(
+      '/apis/storage.k8s.io/v1/volumeattachments',
+      () => storage.listVolumeAttachment(),
+      (o) => `volumeattachment/${o.metadata?.name?.slice(0, 12)}…`,
+      describeVa,
+    );
+    const events = makeInformer(this.kc, `/api/v1/namespaces/${namespace}/events`, () =>
+      core.listNamespacedEvent({ namespace }),
+    );
+    events.on('add', (e) => this.observeEvent(e));
+    events.on('update', (e) => this.observeEvent(e));
+    await events.start();
+    this.informers.push(events);
     this.poller = setInterval(() => void this.pollEc2(), 500);
   }
 
   stop(): void {
-    for (const a of this.aborts.splice(0)) a.abort();
+    this.stopped = true;
+    for (const i of this.informers.splice(0)) void i.stop();
     clearInterval(this.poller);
   }
 
@@ -96,7 +139,12 @@ export class Timeline {
     }
     this.last.set(key, now);
     if (!before) {
-      this.note(key, `created: ${Object.entries(now).map(([k, v]) => `${k}=${v}`).join(', ')}`);
+      this.note(
+        key,
+        `created: ${Object.entries(now)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(', ')}`,
+      );
       return;
     }
     const changes = Object.keys(now)
@@ -105,12 +153,19 @@ export class Timeline {
     if (changes.length > 0) this.note(key, changes.join('; '));
   }
 
-  private observeEvent(e: any): void {
-    if (e.type !== 'Warning' && !['FailedAttachVolume', 'SuccessfulAttachVolume', 'TaintManagerEviction'].includes(e.reason)) return;
+  private observeEvent(e: CoreV1Event): void {
+    if (
+      e.type !== 'Warning' &&
+      !['FailedAttachVolume', 'SuccessfulAttachVolume', 'TaintManagerEviction'].includes(e.reason ?? '')
+    )
+      return;
     const id = `${e.involvedObject?.name}/${e.reason}/${e.message}`;
     if (this.seenEvents.has(id)) return;
     this.seenEvents.add(id);
-    this.note(`event on ${e.involvedObject?.kind?.toLowerCase()}/${e.involvedObject?.name}`, `${e.type} ${e.reason}: ${e.message}`);
+    this.note(
+      `event on ${e.involvedObject?.kind?.toLowerCase()}/${e.involvedObject?.name}`,
+      `${e.type} ${e.reason}: ${e.message}`,
+    );
   }
 
   private async pollEc2(): Promise<void> {

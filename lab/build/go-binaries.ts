@@ -1,12 +1,21 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { cacheRoot, GO_MODULES } from '../paths.js';
 import { LAB_VERSIONS } from '../versions.js';
 import { LabBuildError } from './errors.js';
-import { type Progress, progressReporter } from './progress.js';
 import { withLock } from './lock.js';
+import { type Progress, progressReporter } from './progress.js';
 
 /** One binary the lab runs, and the Go package it is built from. */
 interface BinarySpec {
@@ -35,14 +44,24 @@ const k8sVersionFlags = (): string => {
 
 const BINARIES: readonly BinarySpec[] = [
   { name: 'etcd', module: 'k8s', pkg: 'go.etcd.io/etcd/server/v3', ldflags: '-s -w' },
-  { name: 'kube-apiserver', module: 'k8s', pkg: 'k8s.io/kubernetes/cmd/kube-apiserver', ldflags: `-s -w ${k8sVersionFlags()}` },
+  {
+    name: 'kube-apiserver',
+    module: 'k8s',
+    pkg: 'k8s.io/kubernetes/cmd/kube-apiserver',
+    ldflags: `-s -w ${k8sVersionFlags()}`,
+  },
   {
     name: 'kube-controller-manager',
     module: 'k8s',
     pkg: 'k8s.io/kubernetes/cmd/kube-controller-manager',
     ldflags: `-s -w ${k8sVersionFlags()}`,
   },
-  { name: 'kube-scheduler', module: 'k8s', pkg: 'k8s.io/kubernetes/cmd/kube-scheduler', ldflags: `-s -w ${k8sVersionFlags()}` },
+  {
+    name: 'kube-scheduler',
+    module: 'k8s',
+    pkg: 'k8s.io/kubernetes/cmd/kube-scheduler',
+    ldflags: `-s -w ${k8sVersionFlags()}`,
+  },
   {
     name: 'csi-attacher',
     module: 'csi',
@@ -67,7 +86,12 @@ export function binDir(): string {
   return join(cacheRoot(), 'bin', key);
 }
 
-const goEnv = (): NodeJS.ProcessEnv => ({ ...process.env, GOTOOLCHAIN: 'local', CGO_ENABLED: '0', GOFLAGS: '-mod=readonly' });
+const goEnv = (): NodeJS.ProcessEnv => ({
+  ...process.env,
+  GOTOOLCHAIN: 'local',
+  CGO_ENABLED: '0',
+  GOFLAGS: '-mod=readonly',
+});
 
 function requireGo(logDir: string): void {
   const probe = spawnSync('go', ['version'], { encoding: 'utf8' });
@@ -82,7 +106,11 @@ function requireGo(logDir: string): void {
 
 /** Counts the packages a build will compile, so progress can be shown as a fraction. */
 function countPackages(spec: BinarySpec): number {
-  const r = spawnSync('go', ['list', '-deps', spec.pkg], { cwd: GO_MODULES[spec.module], env: goEnv(), encoding: 'utf8' });
+  const r = spawnSync('go', ['list', '-deps', spec.pkg], {
+    cwd: GO_MODULES[spec.module],
+    env: goEnv(),
+    encoding: 'utf8',
+  });
   return r.status === 0 ? r.stdout.split('\n').filter((l) => l.includes('.')).length : 0;
 }
 
@@ -94,18 +122,27 @@ function buildOne(spec: BinarySpec, outDir: string, logDir: string, progress: Pr
   return new Promise((resolve, reject) => {
     const log = createWriteStream(logFile);
     log.write(`$ go ${args.join(' ')}\n(in ${GO_MODULES[spec.module]})\n`);
-    const child = spawn('go', args, { cwd: GO_MODULES[spec.module], env: goEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('go', args, {
+      cwd: GO_MODULES[spec.module],
+      env: goEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let compiled = 0;
     const onData = (chunk: Buffer): void => {
       log.write(chunk);
-      compiled += chunk.toString().split('\n').filter((l) => l.trim() !== '').length;
+      compiled += chunk
+        .toString()
+        .split('\n')
+        .filter((l) => l.trim() !== '').length;
       progress.update(spec.name, compiled, total);
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
     child.on('error', (err) => {
       log.end();
-      reject(new LabBuildError(`lab build: could not start go for ${spec.name} (${err.message}); see ${logFile}`));
+      reject(
+        new LabBuildError(`lab build: could not start go for ${spec.name} (${err.message}); see ${logFile}`),
+      );
     });
     child.on('close', (code) => {
       log.end();
@@ -115,7 +152,11 @@ function buildOne(spec: BinarySpec, outDir: string, logDir: string, progress: Pr
         resolve();
       } else {
         rmSync(tmpOut, { force: true });
-        reject(new LabBuildError(`lab build: building ${spec.name} failed (go build exit ${code}); see ${logFile}`));
+        reject(
+          new LabBuildError(
+            `lab build: building ${spec.name} failed (go build exit ${code}); see ${logFile}`,
+          ),
+        );
       }
     });
   });
@@ -124,7 +165,11 @@ function buildOne(spec: BinarySpec, outDir: string, logDir: string, progress: Pr
 /** The lab's CSI controller speaks the CSI spec that the attacher was built with; keep its csi.proto beside the binaries. */
 function copyCsiProto(outDir: string, logDir: string): void {
   const mod = `github.com/container-storage-interface/spec@v${LAB_VERSIONS.csiSpec}`;
-  const r = spawnSync('go', ['mod', 'download', '-json', mod], { cwd: GO_MODULES.csi, env: goEnv(), encoding: 'utf8' });
+  const r = spawnSync('go', ['mod', 'download', '-json', mod], {
+    cwd: GO_MODULES.csi,
+    env: goEnv(),
+    encoding: 'utf8',
+  });
   const dir = r.status === 0 ? (JSON.parse(r.stdout) as { Dir?: string }).Dir : undefined;
   if (!dir) {
     const log = join(logDir, 'csi-proto.log');
@@ -158,12 +203,17 @@ export async function ensureLabBinaries(out: NodeJS.WritableStream = process.std
     if (binariesReady()) return dir;
     requireGo(logDir);
     const progress = progressReporter(out);
-    out.write(`lab build: building ${BINARIES.length} binaries into ${dir} (first run only; logs in ${logDir})\n`);
+    out.write(
+      `lab build: building ${BINARIES.length} binaries into ${dir} (first run only; logs in ${logDir})\n`,
+    );
     for (const spec of BINARIES) {
       if (!existsSync(join(dir, spec.name))) await buildOne(spec, dir, logDir, progress);
     }
     copyCsiProto(dir, logDir);
-    writeFileSync(join(dir, '.complete'), `${JSON.stringify({ ...LAB_VERSIONS, builtAt: new Date().toISOString() })}\n`);
+    writeFileSync(
+      join(dir, '.complete'),
+      `${JSON.stringify({ ...LAB_VERSIONS, builtAt: new Date().toISOString() })}\n`,
+    );
     progress.finish();
     return dir;
   });

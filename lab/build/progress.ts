@@ -20,7 +20,8 @@ export function progressReporter(out: NodeJS.WritableStream & { isTTY?: boolean 
         current = component;
         componentStarted = Date.now();
       }
-      const pct = total > 0 ? ` ${Math.min(99, Math.floor((done / total) * 100))}% (${done}/${total} packages)` : '';
+      const pct =
+        total > 0 ? ` ${Math.min(99, Math.floor((done / total) * 100))}% (${done}/${total} packages)` : '';
       const line = `lab build: ${component}${pct}, ${elapsed(componentStarted)}`;
       if (out.isTTY) out.write(`\r\x1b[K${line}`);
       else if (Date.now() - lastPrinted > 20_000) {
@@ -29,7 +30,9 @@ export function progressReporter(out: NodeJS.WritableStream & { isTTY?: boolean 
       }
     },
     done(component) {
-      out.write(`${out.isTTY ? '\r\x1b[K' : ''}lab build: ${component} built in ${elapsed(componentStarted)}\n`);
+      out.write(
+        `${out.isTTY ? '\r\x1b[K' : ''}lab build: ${component} built in ${elapsed(componentStarted)}\n`,
+      );
     },
     finish() {
       out.write(`lab build: all binaries ready after ${elapsed(started)}\n`);

@@ -1,6 +1,7 @@
 /** `npm run lab:build`: build (or find cached) the lab's Kubernetes binaries and the EC2 emulator. */
-import { ensureLabBinaries } from '../build/go-binaries.js';
+
 import { LabBuildError } from '../build/errors.js';
+import { ensureLabBinaries } from '../build/go-binaries.js';
 import { Ec2EmulatorError, ensureMoto } from '../ec2-emulator.js';
 
 try {

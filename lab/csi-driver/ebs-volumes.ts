@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   AttachVolumeCommand,
   DescribeVolumesCommand,
@@ -5,7 +6,6 @@ import {
   type EC2Client,
   type Volume,
 } from '@aws-sdk/client-ec2';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Why a publish cannot proceed, in CSI terms. */
 export class PublishConflict extends Error {
@@ -24,7 +24,8 @@ async function describe(ec2: EC2Client, volumeId: string): Promise<Volume> {
     if (!volume) throw new VolumeMissing(`volume ${volumeId} not found`);
     return volume;
   } catch (err) {
-    if ((err as { name?: string }).name === 'InvalidVolume.NotFound') throw new VolumeMissing(`volume ${volumeId} not found`);
+    if ((err as { name?: string }).name === 'InvalidVolume.NotFound')
+      throw new VolumeMissing(`volume ${volumeId} not found`);
     throw err;
   }
 }
@@ -51,17 +52,25 @@ export async function attach(ec2: EC2Client, volumeId: string, instanceId: strin
   if (mine) return mine.Device ?? '';
   const other = live.find((a) => a.InstanceId !== instanceId);
   if (other) {
-    throw new PublishConflict(`volume ${volumeId} is published to another node (${other.InstanceId}, ${other.State})`);
+    throw new PublishConflict(
+      `volume ${volumeId} is published to another node (${other.InstanceId}, ${other.State})`,
+    );
   }
   const taken = await devicesOn(ec2, instanceId);
   const device = nextDevice(taken);
   await ec2.send(new AttachVolumeCommand({ VolumeId: volumeId, InstanceId: instanceId, Device: device }));
-  await waitFor(ec2, volumeId, (v) => liveAttachments(v).some((a) => a.InstanceId === instanceId && a.State === 'attached'));
+  await waitFor(ec2, volumeId, (v) =>
+    liveAttachments(v).some((a) => a.InstanceId === instanceId && a.State === 'attached'),
+  );
   return device;
 }
 
 /** Detaches a volume from an instance; a volume that is not attached there is already done. */
-export async function detach(ec2: EC2Client, volumeId: string, instanceId: string): Promise<'detached' | 'not-attached'> {
+export async function detach(
+  ec2: EC2Client,
+  volumeId: string,
+  instanceId: string,
+): Promise<'detached' | 'not-attached'> {
   let volume: Volume;
   try {
     volume = await describe(ec2, volumeId);
@@ -71,7 +80,11 @@ export async function detach(ec2: EC2Client, volumeId: string, instanceId: strin
   }
   if (!liveAttachments(volume).some((a) => a.InstanceId === instanceId)) return 'not-attached';
   await ec2.send(new DetachVolumeCommand({ VolumeId: volumeId, InstanceId: instanceId }));
-  await waitFor(ec2, volumeId, (v) => !(v.Attachments ?? []).some((a) => a.InstanceId === instanceId && a.State !== 'detached'));
+  await waitFor(
+    ec2,
+    volumeId,
+    (v) => !(v.Attachments ?? []).some((a) => a.InstanceId === instanceId && a.State !== 'detached'),
+  );
   return 'detached';
 }
 

@@ -26,7 +26,8 @@ const ec2 = new EC2Client({
   region: values.region,
   credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
 });
-const log = (entry: Record<string, unknown>) => console.log(JSON.stringify({ ts: new Date().toISOString(), ...entry }));
+const log = (entry: Record<string, unknown>) =>
+  console.log(JSON.stringify({ ts: new Date().toISOString(), ...entry }));
 const server = await serveCsiController({
   protoPath: String(values.proto),
   socketPath: String(values.socket),

@@ -1,7 +1,15 @@
-import { type ServerUnaryCall, type sendUnaryData, Server, ServerCredentials, status } from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
-import { loadPackageDefinition, type GrpcObject, type ServiceClientConstructor } from '@grpc/grpc-js';
 import type { EC2Client } from '@aws-sdk/client-ec2';
+import {
+  type GrpcObject,
+  loadPackageDefinition,
+  Server,
+  ServerCredentials,
+  type ServerUnaryCall,
+  type ServiceClientConstructor,
+  type sendUnaryData,
+  status,
+} from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
 import { attach, detach, PublishConflict, VolumeMissing } from './ebs-volumes.js';
 
 export interface CsiControllerOptions {
@@ -13,7 +21,10 @@ export interface CsiControllerOptions {
   readonly log: (entry: Record<string, unknown>) => void;
 }
 
-type Handler = (call: ServerUnaryCall<Record<string, unknown>, unknown>, callback: sendUnaryData<unknown>) => void;
+type Handler = (
+  call: ServerUnaryCall<Record<string, unknown>, unknown>,
+  callback: sendUnaryData<unknown>,
+) => void;
 
 const serviceOf = (root: GrpcObject, name: string) =>
   ((root.csi as GrpcObject).v1 as GrpcObject)[name] as ServiceClientConstructor;
@@ -23,32 +34,60 @@ const serviceOf = (root: GrpcObject, name: string) =>
  * in the EC2 emulator. The node ID is the EC2 instance ID, as with the EBS CSI driver.
  */
 export async function serveCsiController(options: CsiControllerOptions): Promise<Server> {
-  const definition = loadSync(options.protoPath, { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true });
+  const definition = loadSync(options.protoPath, {
+    keepCase: true,
+    longs: String,
+    enums: String,
+    defaults: true,
+    oneofs: true,
+  });
   const root = loadPackageDefinition(definition);
   const server = new Server();
   const ok = (callback: sendUnaryData<unknown>, value: unknown) => callback(null, value);
   const identity: Record<string, Handler> = {
     GetPluginInfo: (_c, cb) => ok(cb, { name: options.driverName, vendor_version: 'lab' }),
-    GetPluginCapabilities: (_c, cb) => ok(cb, { capabilities: [{ service: { type: 'CONTROLLER_SERVICE' } }] }),
+    GetPluginCapabilities: (_c, cb) =>
+      ok(cb, { capabilities: [{ service: { type: 'CONTROLLER_SERVICE' } }] }),
     Probe: (_c, cb) => ok(cb, { ready: { value: true } }),
   };
-  const rpc = (name: string, body: (req: Record<string, unknown>) => Promise<unknown>): Handler => (call, cb) => {
-    const req = call.request;
-    const started = Date.now();
-    body(req).then(
-      (value) => {
-        options.log({ rpc: name, volume: req.volume_id, node: req.node_id, result: 'ok', ms: Date.now() - started });
-        cb(null, value);
-      },
-      (err: Error) => {
-        const code = err instanceof PublishConflict ? status.FAILED_PRECONDITION : err instanceof VolumeMissing ? status.NOT_FOUND : status.INTERNAL;
-        options.log({ rpc: name, volume: req.volume_id, node: req.node_id, result: status[code], message: err.message, ms: Date.now() - started });
-        cb({ code, details: err.message });
-      },
-    );
-  };
+  const rpc =
+    (name: string, body: (req: Record<string, unknown>) => Promise<unknown>): Handler =>
+    (call, cb) => {
+      const req = call.request;
+      const started = Date.now();
+      body(req).then(
+        (value) => {
+          options.log({
+            rpc: name,
+            volume: req.volume_id,
+            node: req.node_id,
+            result: 'ok',
+            ms: Date.now() - started,
+          });
+          cb(null, value);
+        },
+        (err: Error) => {
+          const code =
+            err instanceof PublishConflict
+              ? status.FAILED_PRECONDITION
+              : err instanceof VolumeMissing
+                ? status.NOT_FOUND
+                : status.INTERNAL;
+          options.log({
+            rpc: name,
+            volume: req.volume_id,
+            node: req.node_id,
+            result: status[code],
+            message: err.message,
+            ms: Date.now() - started,
+          });
+          cb({ code, details: err.message });
+        },
+      );
+    };
   const controller: Record<string, Handler> = {
-    ControllerGetCapabilities: (_c, cb) => ok(cb, { capabilities: [{ rpc: { type: 'PUBLISH_UNPUBLISH_VOLUME' } }] }),
+    ControllerGetCapabilities: (_c, cb) =>
+      ok(cb, { capabilities: [{ rpc: { type: 'PUBLISH_UNPUBLISH_VOLUME' } }] }),
     ControllerPublishVolume: rpc('ControllerPublishVolume', async (req) => {
       const device = await attach(options.ec2, String(req.volume_id), String(req.node_id));
       return { publish_context: { devicePath: device } };
@@ -61,7 +100,9 @@ export async function serveCsiController(options: CsiControllerOptions): Promise
   server.addService(serviceOf(root, 'Identity').service, identity);
   server.addService(serviceOf(root, 'Controller').service, controller);
   await new Promise<void>((resolve, reject) =>
-    server.bindAsync(`unix://${options.socketPath}`, ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),
+    server.bindAsync(`unix://${options.socketPath}`, ServerCredentials.createInsecure(), (err) =>
+      err ? reject(err) : resolve(),
+    ),
   );
   return server;
 }

@@ -1,11 +1,21 @@
-import { CoreV1Api, PatchStrategy, setHeaderOptions, type CoreV1Event, type V1Pod } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  type CoreV1Event,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1Pod,
+} from '@kubernetes/client-node';
 import { describeInstanceState, stopInstance } from '../ec2-emulator.js';
 import { eventually } from '../kube-wait.js';
 import type { Lab } from '../lab.js';
-import { type StatefulApp, attachmentsOf, waitForPod } from './stateful-app.js';
+import { attachmentsOf, type StatefulApp, waitForPod } from './stateful-app.js';
 
 /** The out-of-service taint of non-graceful node shutdown. */
-export const OUT_OF_SERVICE_TAINT = { key: 'node.kubernetes.io/out-of-service', value: 'nodeshutdown', effect: 'NoExecute' } as const;
+export const OUT_OF_SERVICE_TAINT = {
+  key: 'node.kubernetes.io/out-of-service',
+  value: 'nodeshutdown',
+  effect: 'NoExecute',
+} as const;
 
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
@@ -20,7 +30,12 @@ export async function waitNodeNotReady(lab: Lab, node: string): Promise<void> {
 
 /** Waits until the app's pod on `node` is Terminating (evicted by the unreachable taint, stuck without a kubelet). */
 export function waitPodTerminating(lab: Lab, app: StatefulApp, node: string): Promise<V1Pod> {
-  return waitForPod(lab, app.podName, (p) => p.spec?.nodeName === node && Boolean(p.metadata?.deletionTimestamp), `${app.podName} Terminating on ${node}`);
+  return waitForPod(
+    lab,
+    app.podName,
+    (p) => p.spec?.nodeName === node && Boolean(p.metadata?.deletionTimestamp),
+    `${app.podName} Terminating on ${node}`,
+  );
 }
 
 /** What the operator in the article did first: delete the stuck pod with grace period 0. */
@@ -34,41 +49,85 @@ export async function multiAttachEvents(lab: Lab, app: StatefulApp): Promise<Cor
   const core = lab.kubeConfig.makeApiClient(CoreV1Api);
   const events = await core.listNamespacedEvent({ namespace: app.namespace });
   return events.items.filter(
-    (e) => e.involvedObject.name === app.podName && e.reason === 'FailedAttachVolume' && (e.message ?? '').includes('Multi-Attach error'),
+    (e) =>
+      e.involvedObject.name === app.podName &&
+      e.reason === 'FailedAttachVolume' &&
+      (e.message ?? '').includes('Multi-Attach error'),
   );
 }
 
 /** Waits for the replacement pod to be scheduled elsewhere and blocked by a Multi-Attach error. */
-export async function waitForMultiAttach(lab: Lab, app: StatefulApp, failedNode: string): Promise<{ pod: V1Pod; event: CoreV1Event }> {
-  const pod = await waitForPod(lab, app.podName, (p) => Boolean(p.spec?.nodeName) && p.spec?.nodeName !== failedNode, `replacement ${app.podName} scheduled away from ${failedNode}`);
-  const event = await eventually(`FailedAttachVolume Multi-Attach event for ${app.podName}`, async () => (await multiAttachEvents(lab, app)).at(-1));
+export async function waitForMultiAttach(
+  lab: Lab,
+  app: StatefulApp,
+  failedNode: string,
+): Promise<{ pod: V1Pod; event: CoreV1Event }> {
+  const pod = await waitForPod(
+    lab,
+    app.podName,
+    (p) => Boolean(p.spec?.nodeName) && p.spec?.nodeName !== failedNode,
+    `replacement ${app.podName} scheduled away from ${failedNode}`,
+  );
+  const event = await eventually(`FailedAttachVolume Multi-Attach event for ${app.podName}`, async () =>
+    (await multiAttachEvents(lab, app)).at(-1),
+  );
   const stuck = await waitForPod(
     lab,
     app.podName,
-    (p) => p.metadata?.uid === pod.metadata?.uid && p.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ContainerCreating',
+    (p) =>
+      p.metadata?.uid === pod.metadata?.uid &&
+      p.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ContainerCreating',
     `${app.podName} ContainerCreating on ${pod.spec?.nodeName}`,
   );
   return { pod: stuck, event };
 }
 
-/** The article's manual cure, proof first: power the instance off, confirm it stopped, then taint the node. */
-export async function manualCure(lab: Lab, node: string): Promise<void> {
+/** Proof first: power the instance off in EC2 and wait until it reads `stopped`. */
+export async function powerOffAndConfirm(lab: Lab, node: string): Promise<void> {
   const { instanceId } = lab.node(node);
   await stopInstance(lab.ec2.client, instanceId);
-  await eventually(`${instanceId} stopped`, async () => ((await describeInstanceState(lab.ec2.client, instanceId)) === 'stopped' ? true : undefined));
+  await eventually(`${instanceId} stopped`, async () =>
+    (await describeInstanceState(lab.ec2.client, instanceId)) === 'stopped' ? true : undefined,
+  );
+}
+
+/** Adds the out-of-service taint by read-modify-write (the resourceVersion makes a concurrent change fail). */
+export async function taintOutOfService(lab: Lab, node: string): Promise<void> {
   const core = lab.kubeConfig.makeApiClient(CoreV1Api);
   const current = await core.readNode({ name: node });
   const taints = [...(current.spec?.taints ?? []), { ...OUT_OF_SERVICE_TAINT }];
-  await core.patchNode({ name: node, body: { metadata: { resourceVersion: current.metadata?.resourceVersion }, spec: { taints } } }, merge);
+  await core.patchNode(
+    {
+      name: node,
+      body: { metadata: { resourceVersion: current.metadata?.resourceVersion }, spec: { taints } },
+    },
+    merge,
+  );
+}
+
+/** The article's manual cure: power off and confirm, then taint the node out-of-service. */
+export async function manualCure(lab: Lab, node: string): Promise<void> {
+  await powerOffAndConfirm(lab, node);
+  await taintOutOfService(lab, node);
 }
 
 /** Waits until the volume has moved: old attachment gone, new one attached, pod Running on `toNode`. */
-export async function waitForRecovery(lab: Lab, app: StatefulApp, fromNode: string, toNode: string): Promise<void> {
+export async function waitForRecovery(
+  lab: Lab,
+  app: StatefulApp,
+  fromNode: string,
+  toNode: string,
+): Promise<void> {
   await eventually(`VolumeAttachment of ${app.pvName} on ${fromNode} deleted`, async () =>
     (await attachmentsOf(lab, app.pvName)).has(fromNode) ? undefined : true,
   );
   await eventually(`VolumeAttachment of ${app.pvName} on ${toNode} attached`, async () =>
     (await attachmentsOf(lab, app.pvName)).get(toNode)?.status?.attached ? true : undefined,
   );
-  await waitForPod(lab, app.podName, (p) => p.spec?.nodeName === toNode && p.status?.phase === 'Running', `${app.podName} Running on ${toNode}`);
+  await waitForPod(
+    lab,
+    app.podName,
+    (p) => p.spec?.nodeName === toNode && p.status?.phase === 'Running',
+    `${app.podName} Running on ${toNode}`,
+  );
 }

@@ -2,8 +2,8 @@ import {
   AppsV1Api,
   CoreV1Api,
   PatchStrategy,
-  setHeaderOptions,
   StorageV1Api,
+  setHeaderOptions,
   type V1Pod,
   type V1VolumeAttachment,
 } from '@kubernetes/client-node';
@@ -29,7 +29,10 @@ const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
  * Creates the StorageClass (WaitForFirstConsumer), an EBS volume in the emulator with its PV, and a
  * StatefulSet whose pod lands on `onNode` (the other nodes are cordoned until it is placed).
  */
-export async function deployStatefulApp(lab: Lab, options: { name?: string; onNode: string }): Promise<StatefulApp> {
+export async function deployStatefulApp(
+  lab: Lab,
+  options: { name?: string; onNode: string },
+): Promise<StatefulApp> {
   const name = options.name ?? 'db';
   const namespace = 'default';
   const core = lab.kubeConfig.makeApiClient(CoreV1Api);
@@ -65,7 +68,11 @@ export async function deployStatefulApp(lab: Lab, options: { name?: string; onNo
         nodeAffinity: {
           required: {
             nodeSelectorTerms: [
-              { matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: [home.zone] }] },
+              {
+                matchExpressions: [
+                  { key: 'topology.kubernetes.io/zone', operator: 'In', values: [home.zone] },
+                ],
+              },
             ],
           },
         },
@@ -90,28 +97,54 @@ export async function deployStatefulApp(lab: Lab, options: { name?: string; onNo
             metadata: { labels: { app: name } },
             spec: {
               terminationGracePeriodSeconds: 30,
-              containers: [{ name: 'postgres', image: 'postgres:17', volumeMounts: [{ name: 'data', mountPath: '/var/lib/postgresql/data' }] }],
+              containers: [
+                {
+                  name: 'postgres',
+                  image: 'postgres:17',
+                  volumeMounts: [{ name: 'data', mountPath: '/var/lib/postgresql/data' }],
+                },
+              ],
             },
           },
           volumeClaimTemplates: [
             {
               metadata: { name: 'data' },
-              spec: { accessModes: ['ReadWriteOnce'], storageClassName: LAB_STORAGE_CLASS, resources: { requests: { storage: '10Gi' } } },
+              spec: {
+                accessModes: ['ReadWriteOnce'],
+                storageClassName: LAB_STORAGE_CLASS,
+                resources: { requests: { storage: '10Gi' } },
+              },
             },
           ],
         },
       },
     });
-    await waitForPod(lab, `${name}-0`, (p) => p.spec?.nodeName === home.name, `${name}-0 scheduled to ${home.name}`);
+    await waitForPod(
+      lab,
+      `${name}-0`,
+      (p) => p.spec?.nodeName === home.name,
+      `${name}-0 scheduled to ${home.name}`,
+    );
   } finally {
     await cordon(false);
   }
-  await waitForPod(lab, `${name}-0`, (p) => p.status?.phase === 'Running', `${name}-0 Running on ${home.name}`);
+  await waitForPod(
+    lab,
+    `${name}-0`,
+    (p) => p.status?.phase === 'Running',
+    `${name}-0 Running on ${home.name}`,
+  );
   return { name, namespace, podName: `${name}-0`, pvcName, pvName, volumeId };
 }
 
 /** Waits for pod `name` in default to satisfy `ok`; returns it. */
-export function waitForPod(lab: Lab, name: string, ok: (p: V1Pod) => boolean, what: string, timeoutMs = 120_000): Promise<V1Pod> {
+export function waitForPod(
+  lab: Lab,
+  name: string,
+  ok: (p: V1Pod) => boolean,
+  what: string,
+  timeoutMs = 120_000,
+): Promise<V1Pod> {
   const core = lab.kubeConfig.makeApiClient(CoreV1Api);
   let last = 'nothing yet';
   return eventually(
@@ -130,6 +163,8 @@ export async function attachmentsOf(lab: Lab, pvName: string): Promise<Map<strin
   const storage = lab.kubeConfig.makeApiClient(StorageV1Api);
   const list = await storage.listVolumeAttachment();
   return new Map(
-    list.items.filter((va) => va.spec.source.persistentVolumeName === pvName).map((va) => [va.spec.nodeName, va]),
+    list.items
+      .filter((va) => va.spec.source.persistentVolumeName === pvName)
+      .map((va) => [va.spec.nodeName, va]),
   );
 }

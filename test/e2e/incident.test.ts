@@ -3,11 +3,11 @@
  * keeps its EBS volume, the replacement pod is stuck on Multi-Attach, and only the manual cure
  * (power off, then the out-of-service taint) releases it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describeVolumeAttachments } from '../support/ec2.js';
-import { startLab, type Lab } from '../../lab/lab.js';
-import { deployStatefulApp, attachmentsOf, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Lab, startLab } from '../../lab/lab.js';
 import {
   forceDeletePod,
   manualCure,
@@ -16,7 +16,8 @@ import {
   waitNodeNotReady,
   waitPodTerminating,
 } from '../../lab/scenarios/incident.js';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { attachmentsOf, deployStatefulApp, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
+import { describeVolumeAttachments } from '../support/ec2.js';
 
 describe('the Multi-Attach incident, without a fencer', () => {
   let lab: Lab;
@@ -59,7 +60,9 @@ describe('the Multi-Attach incident, without a fencer', () => {
     expect(await describeVolumeAttachments(lab, app.volumeId)).toEqual([
       { instanceId: lab.node('node-a').instanceId, state: 'attached' },
     ]);
-    const pod = await lab.kubeConfig.makeApiClient(CoreV1Api).readNamespacedPod({ name: app.podName, namespace: 'default' });
+    const pod = await lab.kubeConfig
+      .makeApiClient(CoreV1Api)
+      .readNamespacedPod({ name: app.podName, namespace: 'default' });
     expect(pod.status?.phase).toBe('Pending');
     expect(lab.readLog('kube-controller-manager')).not.toContain('force detaching');
   });
@@ -74,15 +77,25 @@ describe('the Multi-Attach incident, without a fencer', () => {
     expect(await describeVolumeAttachments(lab, app.volumeId)).toEqual([
       { instanceId: lab.node('node-b').instanceId, state: 'attached' },
     ]);
-    expect(lab.readLog('kube-controller-manager')).toContain('node has out-of-service taint, force detaching');
+    expect(lab.readLog('kube-controller-manager')).toContain(
+      'node has out-of-service taint, force detaching',
+    );
     // The CSI controller unpublished from node-a before it published to node-b.
     const rpcs = lab
       .readLog('csi-controller')
       .split('\n')
       .filter((l) => l.includes('"rpc"'))
       .map((l) => JSON.parse(l) as { rpc: string; node: string; result: string });
-    const unpublishA = rpcs.findIndex((r) => r.rpc === 'ControllerUnpublishVolume' && r.node === lab.node('node-a').instanceId && r.result === 'ok');
-    const publishB = rpcs.findIndex((r) => r.rpc === 'ControllerPublishVolume' && r.node === lab.node('node-b').instanceId && r.result === 'ok');
+    const unpublishA = rpcs.findIndex(
+      (r) =>
+        r.rpc === 'ControllerUnpublishVolume' &&
+        r.node === lab.node('node-a').instanceId &&
+        r.result === 'ok',
+    );
+    const publishB = rpcs.findIndex(
+      (r) =>
+        r.rpc === 'ControllerPublishVolume' && r.node === lab.node('node-b').instanceId && r.result === 'ok',
+    );
     expect(unpublishA).toBeGreaterThanOrEqual(0);
     expect(publishB).toBeGreaterThan(unpublishA);
   });

@@ -1,0 +1,91 @@
+import { CoreV1Api } from '@kubernetes/client-node';
+import type { Lab } from '../lab.js';
+import { Timeline } from '../timeline.js';
+import {
+  forceDeletePod,
+  powerOffAndConfirm,
+  taintOutOfService,
+  waitForMultiAttach,
+  waitForRecovery,
+  waitNodeNotReady,
+  waitPodTerminating,
+} from './incident.js';
+import { deployStatefulApp } from './stateful-app.js';
+
+/** How the stuck volume gets released at the end of the replay. */
+export type Cure = (lab: Lab, node: string, timeline: Timeline) => Promise<void>;
+
+/** The article's cure done by hand: power the instance off, check it stopped, taint the node. */
+export const manualCureStep: Cure = async (lab, node, timeline) => {
+  const { instanceId } = lab.node(node);
+  timeline.note('operator', `stops ${instanceId} in EC2 and waits until it reads stopped`);
+  await powerOffAndConfirm(lab, node);
+  timeline.note('operator', `${instanceId} reads stopped: ${node} is proven off`);
+  await taintOutOfService(lab, node);
+  timeline.note('operator', `tainted ${node} node.kubernetes.io/out-of-service=nodeshutdown:NoExecute`);
+};
+
+export interface ReplayResult {
+  readonly timeline: Timeline;
+  /** Seconds from the cure starting to the replacement pod Running. */
+  readonly recoverySeconds: number;
+  /** Seconds the replacement pod was stuck on Multi-Attach before the cure started. */
+  readonly stuckSeconds: number;
+}
+
+/**
+ * Replays the incident in a running lab: a database on node-a, node-a partitioned, its pod stuck
+ * Terminating, force-deleted by the operator, the replacement on node-b stuck on Multi-Attach, then
+ * `cure` releases the volume. `say` receives each timeline line as it happens.
+ */
+export async function replayIncident(
+  lab: Lab,
+  cure: Cure,
+  say: (line: string) => void = () => {},
+): Promise<ReplayResult> {
+  const timeline = new Timeline(lab.kubeConfig, lab.ec2.client, say);
+  await timeline.start();
+  try {
+    timeline.note('operator', 'deploys StatefulSet db (1 replica, RWO EBS volume) on node-a');
+    const app = await deployStatefulApp(lab, { onNode: 'node-a' });
+    timeline.note('operator', `db-0 is Running on node-a with ${app.volumeId}`);
+
+    timeline.note('network', 'node-a loses its management network: kubelet silent, instance still running');
+    await lab.cut('node-a');
+    await waitNodeNotReady(lab, 'node-a');
+    await waitPodTerminating(lab, app, 'node-a');
+    timeline.note(
+      'operator',
+      'db-0 is stuck Terminating: force-deletes it (grace period 0), as in the article',
+    );
+    await forceDeletePod(lab, app);
+    await waitForMultiAttach(lab, app, 'node-a');
+    const stuckAt = Date.now();
+    await new Promise((r) => setTimeout(r, 5000));
+    const pod = await lab.kubeConfig
+      .makeApiClient(CoreV1Api)
+      .readNamespacedPod({ name: app.podName, namespace: app.namespace });
+    timeline.note(
+      'operator',
+      `db-0 on ${pod.spec?.nodeName} is still ${pod.status?.phase}: the volume is held by node-a`,
+    );
+
+    const cureAt = Date.now();
+    await cure(lab, 'node-a', timeline);
+    await waitForRecovery(lab, app, 'node-a', 'node-b');
+    const recoveredAt = Date.now();
+    timeline.note(
+      'operator',
+      `db-0 is Running on node-b: recovered ${((recoveredAt - cureAt) / 1000).toFixed(1)} s after the cure began`,
+    );
+    return {
+      timeline,
+      recoverySeconds: (recoveredAt - cureAt) / 1000,
+      stuckSeconds: (cureAt - stuckAt) / 1000,
+    };
+  } finally {
+    // Let the watches deliver the last changes before closing them.
+    await new Promise((r) => setTimeout(r, 1000));
+    timeline.stop();
+  }
+}

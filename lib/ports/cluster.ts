@@ -1,0 +1,171 @@
+/**
+ * What the use cases need from Kubernetes, in plain data. Implemented by
+ * `lib/adapters/kubernetes` with @kubernetes/client-node; every mutating call takes `dryRun`
+ * (server-side dry run) and reports whether it changed anything.
+ */
+
+export interface Taint {
+  readonly key: string;
+  readonly value?: string;
+  readonly effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+  readonly timeAdded?: string;
+}
+
+export interface NodeView {
+  readonly name: string;
+  readonly uid: string;
+  readonly resourceVersion: string;
+  readonly createdAt: string;
+  /** Status of the Ready condition; `Missing` when the node has none yet. */
+  readonly ready: 'True' | 'False' | 'Unknown' | 'Missing';
+  /** When the Ready condition last changed (ISO 8601). */
+  readonly readySince?: string;
+  readonly lastHeartbeat?: string;
+  readonly providerId?: string;
+  readonly unschedulable: boolean;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+  readonly taints: readonly Taint[];
+}
+
+export interface LeaseView {
+  readonly holder?: string;
+  /** Last renewal (ISO 8601). */
+  readonly renewTime?: string;
+  readonly durationSeconds?: number;
+}
+
+export interface PodView {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly nodeName?: string;
+  readonly phase: string;
+  /** Set once deletion was requested (the pod shows Terminating). */
+  readonly deletionTimestamp?: string;
+  /** Names of the PersistentVolumeClaims the pod mounts. */
+  readonly claimNames: readonly string[];
+  /** Whether the pod tolerates every NoExecute taint (such a pod is never evicted by a taint). */
+  readonly toleratesEverything: boolean;
+  readonly ownerKind?: string;
+}
+
+export interface VolumeAttachmentView {
+  readonly name: string;
+  readonly uid: string;
+  readonly nodeName: string;
+  readonly attacher: string;
+  readonly persistentVolumeName?: string;
+  readonly attached: boolean;
+  readonly attachError?: { readonly message: string; readonly time?: string };
+  readonly detachError?: { readonly message: string; readonly time?: string };
+  readonly deletionTimestamp?: string;
+  readonly finalizers: readonly string[];
+  readonly createdAt: string;
+}
+
+export interface PersistentVolumeView {
+  readonly name: string;
+  readonly driver?: string;
+  readonly volumeHandle?: string;
+  readonly accessModes: readonly string[];
+  readonly storageClassName?: string;
+  readonly claim?: { readonly namespace: string; readonly name: string };
+  /** Zones from `spec.nodeAffinity` (topology.kubernetes.io/zone or the EBS CSI topology key). */
+  readonly zones: readonly string[];
+  /** A `local` or `hostPath` volume: it never moves to another node. */
+  readonly nodeBound: boolean;
+  readonly phase?: string;
+}
+
+export interface ServerVersion {
+  readonly major: number;
+  readonly minor: number;
+  readonly gitVersion: string;
+}
+
+export interface MutationOptions {
+  readonly dryRun: boolean;
+}
+
+/** An Event recorded on a Node for the audit trail. */
+export interface NodeEvent {
+  readonly type: 'Normal' | 'Warning';
+  /** CamelCase reason, e.g. `FencingPoweredOff`, `FencingRefused`. */
+  readonly reason: string;
+  readonly message: string;
+  /** What the fencer did or decided, e.g. `Taint`, `Refuse`. */
+  readonly action: string;
+}
+
+/** A claim on the right to fence one node: the in-flight limit holds even under concurrent runs. */
+export type ClaimResult =
+  | { readonly granted: true; readonly inFlight: readonly string[] }
+  | { readonly granted: false; readonly reason: 'in-flight-limit'; readonly inFlight: readonly string[] }
+  | { readonly granted: false; readonly reason: 'claimed-by-other'; readonly holder: string };
+
+export interface Cluster {
+  serverVersion(): Promise<ServerVersion>;
+  getNode(name: string): Promise<NodeView | null>;
+  /** Every node, fetched page by page. */
+  listNodes(): Promise<readonly NodeView[]>;
+  getNodeLease(name: string): Promise<LeaseView | null>;
+  listPodsOnNode(nodeName: string): Promise<readonly PodView[]>;
+  /** VolumeAttachments, all or those of one node, fetched page by page. */
+  listVolumeAttachments(filter?: { readonly nodeName?: string }): Promise<readonly VolumeAttachmentView[]>;
+  listPersistentVolumes(): Promise<readonly PersistentVolumeView[]>;
+
+  /**
+   * Adds a taint by read-modify-write with resourceVersion (retrying on conflict), leaving other
+   * taints untouched, and sets `annotations` in the same update. 'already-present' changes nothing.
+   */
+  addTaint(
+    node: string,
+    taint: Taint,
+    annotations: Readonly<Record<string, string>>,
+    options: MutationOptions,
+  ): Promise<'added' | 'already-present'>;
+  /** Removes the taint with `key` (same read-modify-write) and deletes the named annotations in the same update. */
+  removeTaint(
+    node: string,
+    key: string,
+    removeAnnotations: readonly string[],
+    options: MutationOptions,
+  ): Promise<'removed' | 'absent'>;
+  /** Sets (string) or deletes (null) node annotations, with resourceVersion. */
+  annotateNode(
+    node: string,
+    annotations: Readonly<Record<string, string | null>>,
+    options: MutationOptions,
+  ): Promise<void>;
+  /** Deletes a pod with grace period 0, with a UID precondition so a replacement of the same name is never hit. */
+  forceDeletePod(
+    pod: { readonly namespace: string; readonly name: string; readonly uid: string },
+    options: MutationOptions,
+  ): Promise<'deleted' | 'gone'>;
+  /** Deletes a VolumeAttachment (legacy path and sweeps only), with a UID precondition. */
+  deleteVolumeAttachment(
+    va: { readonly name: string; readonly uid: string },
+    options: MutationOptions,
+  ): Promise<'deleted' | 'gone'>;
+  /** Records an Event on the node; best effort (an Event that cannot be written is logged, never fatal). */
+  recordNodeEvent(node: string, event: NodeEvent): Promise<void>;
+
+  /**
+   * Claims the right to fence `node` for `runId` in a shared coordination Lease, atomically
+   * (resourceVersion), granting at most `maxInFlight` live claims across the cluster. A claim older
+   * than `ttlSeconds` without renewal is expired. Claiming again with the same runId renews it.
+   */
+  claimFencing(
+    node: string,
+    runId: string,
+    limits: { readonly maxInFlight: number; readonly ttlSeconds: number },
+  ): Promise<ClaimResult>;
+  releaseFencing(node: string, runId: string): Promise<void>;
+
+  /**
+   * Resolves when something about `node` may have changed (its Node object, its pods, its
+   * VolumeAttachments), or after `timeoutMs`. Watch-based: the CLI loop wakes early instead of polling.
+   */
+  waitForNodeChange(node: string, timeoutMs: number, signal?: AbortSignal): Promise<'changed' | 'timeout'>;
+}
