@@ -72,9 +72,18 @@ export interface DiskAttachment {
   readonly volumeId: string;
   readonly state: DiskAttachmentState;
   readonly device?: string;
+  /**
+   * True for the machine's boot disk. A stopped machine keeps its boot disk attached, so it never blocks
+   * the end of a fence; adapters set this from the provider (EC2 RootDeviceName, ECS system disk).
+   */
+  readonly root?: boolean;
 }
 
 /** The result of checking that a machine belongs to the cluster being healed (safety.md rule 3). */
 export type OwnershipVerdict =
   | { readonly owned: true; readonly evidence: string }
-  | { readonly owned: false; readonly reason: 'wrong-cluster' | 'wrong-account' | 'wrong-region'; readonly detail: string };
+  | {
+      readonly owned: false;
+      readonly reason: 'wrong-cluster' | 'wrong-account' | 'wrong-region';
+      readonly detail: string;
+    };

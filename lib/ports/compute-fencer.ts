@@ -20,7 +20,12 @@ export interface PowerOffOptions {
 export type PowerOffOutcome =
   | { readonly kind: 'requested'; readonly action: 'stop' | 'terminate'; readonly previousState: string }
   | { readonly kind: 'already-off'; readonly state: string }
-  | { readonly kind: 'dry-run'; readonly action: 'stop' | 'terminate'; readonly wouldSucceed: boolean; readonly detail: string }
+  | {
+      readonly kind: 'dry-run';
+      readonly action: 'stop' | 'terminate';
+      readonly wouldSucceed: boolean;
+      readonly detail: string;
+    }
   | { readonly kind: 'not-stoppable'; readonly detail: string };
 
 /**

@@ -1,0 +1,228 @@
+import {
+  DescribeInstancesCommand,
+  type EC2Client,
+  type Instance,
+  paginateDescribeVolumes,
+  type Volume,
+} from '@aws-sdk/client-ec2';
+import {
+  type DiskAttachment,
+  type InstanceRef,
+  type OwnershipVerdict,
+  type PowerEvidence,
+  ProviderName,
+} from '../../domain/instance.js';
+import type { ComputeFencer, PowerOffOptions, PowerOffOutcome } from '../../ports/compute-fencer.js';
+import { createEc2Client } from './ec2-client.js';
+import { ProviderIdError, RegionMismatchError } from './errors.js';
+import {
+  judgeOwnership,
+  notFoundEvidence,
+  toDiskAttachmentState,
+  toPowerEvidence,
+} from './instance-evidence.js';
+import { type Ec2FencerLogger, silentLogger } from './logger.js';
+import { requestPowerOff } from './power-off.js';
+import { parseAwsProviderId, zoneInRegion } from './provider-id.js';
+import { errorCode, INSTANCE_NOT_FOUND, toProviderApiError } from './sdk-errors.js';
+import { lifecycleOf } from './spot-lifecycle.js';
+
+/** Configuration of {@link Ec2ComputeFencer}. */
+export interface Ec2ComputeFencerProps {
+  /** The region this fencer serves; its client must talk to the same region. */
+  readonly region: string;
+  /**
+   * The SDK client, injected by the composition root (or a test).
+   * @default createEc2Client(region): adaptive retries, 5 attempts
+   */
+  readonly client?: EC2Client;
+  /**
+   * The AWS account that must own the instances; unchecked when absent.
+   * @default undefined
+   */
+  readonly accountId?: string;
+  /**
+   * The ownership tag key for a cluster; its value must be `owned` or `shared`.
+   * @default (cluster) => `kubernetes.io/cluster/${cluster}`
+   */
+  readonly clusterTagKey?: (cluster: string) => string;
+  /** @default a logger that drops everything */
+  readonly logger?: Ec2FencerLogger;
+  /** The clock that stamps observations. @default () => new Date() */
+  readonly now?: () => Date;
+}
+
+/** A described instance and the account that owns its reservation. */
+interface Described {
+  readonly instance: Instance;
+  readonly ownerId: string | undefined;
+}
+
+const OFF_EC2_STATES: ReadonlySet<string> = new Set(['stopped', 'terminated']);
+
+/** {@link ComputeFencer} for AWS EC2: proves instances off through the EC2 API, and forces them off. */
+export class Ec2ComputeFencer implements ComputeFencer {
+  readonly provider = ProviderName.Aws;
+  readonly #client: EC2Client;
+  readonly #region: string;
+  readonly #accountId: string | undefined;
+  readonly #tagKey: (cluster: string) => string;
+  readonly #logger: Ec2FencerLogger;
+  readonly #now: () => Date;
+  #clientRegion: Promise<string> | undefined;
+
+  constructor(props: Ec2ComputeFencerProps) {
+    this.#region = props.region;
+    this.#client = props.client ?? createEc2Client(props.region);
+    this.#accountId = props.accountId;
+    this.#tagKey = props.clusterTagKey ?? ((cluster) => `kubernetes.io/cluster/${cluster}`);
+    this.#logger = props.logger ?? silentLogger;
+    this.#now = props.now ?? (() => new Date());
+  }
+
+  parseProviderId(providerId: string | undefined): InstanceRef {
+    return parseAwsProviderId(providerId);
+  }
+
+  async verifyOwnership(ref: InstanceRef, cluster: string): Promise<OwnershipVerdict> {
+    const clientRegion = await this.#resolveClientRegion();
+    if (clientRegion !== this.#region) {
+      return {
+        owned: false,
+        reason: 'wrong-region',
+        detail: `EC2 client talks to ${clientRegion}, fencer serves ${this.#region}`,
+      };
+    }
+    if (ref.zone !== undefined && !zoneInRegion(ref.zone, this.#region)) {
+      return {
+        owned: false,
+        reason: 'wrong-region',
+        detail: `providerID zone ${ref.zone} is outside region ${this.#region}`,
+      };
+    }
+    const described = await this.#describe(ref);
+    if (!described) {
+      // Not visible with these credentials in this region: another account, another region, or
+      // gone for long enough that EC2 forgot it. None of them lets us prove it is the cluster's.
+      const detail = `instance ${ref.instanceId} not found in region ${this.#region} of this account`;
+      return { owned: false, reason: 'wrong-account', detail };
+    }
+    return judgeOwnership({
+      ref,
+      instance: described.instance,
+      ownerId: described.ownerId,
+      region: this.#region,
+      tagKey: this.#tagKey(cluster),
+      accountId: this.#accountId,
+    });
+  }
+
+  async observePower(ref: InstanceRef): Promise<PowerEvidence> {
+    const described = await this.#describe(ref);
+    if (!described) return notFoundEvidence(ref.instanceId, this.#now());
+    const lifecycle = await lifecycleOf(this.#client, described.instance, this.#logger);
+    return toPowerEvidence(described.instance, lifecycle, this.#now());
+  }
+
+  async powerOff(ref: InstanceRef, options: PowerOffOptions): Promise<PowerOffOutcome> {
+    // Check the world first: an instance that is already off needs no call, dry run or not.
+    const described = await this.#describe(ref);
+    if (!described) return { kind: 'already-off', state: 'not-found' };
+    const state = described.instance.State?.Name ?? 'unknown';
+    if (OFF_EC2_STATES.has(state)) return { kind: 'already-off', state };
+    const lifecycle = await lifecycleOf(this.#client, described.instance, this.#logger);
+    // A one-time Spot instance cannot be stopped, and an instance already shutting down can only
+    // finish terminating: both need TerminateInstances, which the caller must allow.
+    const action = lifecycle === 'spot-one-time' || state === 'shutting-down' ? 'terminate' : 'stop';
+    if (action === 'terminate' && !options.allowTerminate) {
+      const why =
+        state === 'shutting-down' ? 'is already shutting down (terminating)' : 'is a one-time Spot instance';
+      return {
+        kind: 'not-stoppable',
+        detail: `instance ${ref.instanceId} ${why}; it can only be terminated, which is not allowed`,
+      };
+    }
+    return requestPowerOff({
+      client: this.#client,
+      logger: this.#logger,
+      instanceId: ref.instanceId,
+      action,
+      observedState: state,
+      options,
+    });
+  }
+
+  async attachedDisks(ref: InstanceRef): Promise<readonly DiskAttachment[]> {
+    // The root device name tells the boot disk apart: a stopped instance keeps it attached.
+    const [described, volumes] = await Promise.all([this.#describe(ref), this.#volumesOf(ref)]);
+    const rootDevice = described?.instance.RootDeviceName;
+    const disks: DiskAttachment[] = [];
+    for (const volume of volumes) {
+      for (const attachment of volume.Attachments ?? []) {
+        if (attachment.InstanceId !== ref.instanceId || !volume.VolumeId) continue;
+        disks.push({
+          volumeId: volume.VolumeId,
+          state: toDiskAttachmentState(attachment.State),
+          device: attachment.Device,
+          root: rootDevice === undefined ? undefined : attachment.Device === rootDevice,
+        });
+      }
+    }
+    return disks;
+  }
+
+  async #volumesOf(ref: InstanceRef): Promise<Volume[]> {
+    await this.#assertInRegion(ref);
+    const volumes: Volume[] = [];
+    try {
+      const filter = { Filters: [{ Name: 'attachment.instance-id', Values: [ref.instanceId] }] };
+      for await (const page of paginateDescribeVolumes({ client: this.#client }, filter)) {
+        volumes.push(...(page.Volumes ?? []));
+      }
+    } catch (error) {
+      throw toProviderApiError('DescribeVolumes', ref.instanceId, error);
+    }
+    return volumes;
+  }
+
+  /** DescribeInstances for one instance; `undefined` only when EC2 says it does not exist. */
+  async #describe(ref: InstanceRef): Promise<Described | undefined> {
+    await this.#assertInRegion(ref);
+    try {
+      const output = await this.#client.send(new DescribeInstancesCommand({ InstanceIds: [ref.instanceId] }));
+      const reservation = output.Reservations?.find((r) =>
+        r.Instances?.some((i) => i.InstanceId === ref.instanceId),
+      );
+      const instance = reservation?.Instances?.find((i) => i.InstanceId === ref.instanceId);
+      // EC2 answers an unknown id with an error, never with an empty list: emptiness is not proof.
+      if (!instance)
+        throw Object.assign(new Error('EC2 returned no such instance'), { name: 'EmptyDescribeResult' });
+      return { instance, ownerId: reservation?.OwnerId };
+    } catch (error) {
+      if (errorCode(error) === INSTANCE_NOT_FOUND) return undefined;
+      throw toProviderApiError('DescribeInstances', ref.instanceId, error);
+    }
+  }
+
+  #resolveClientRegion(): Promise<string> {
+    this.#clientRegion ??= this.#client.config.region();
+    return this.#clientRegion;
+  }
+
+  /** Asking another region about an instance would answer "not found": refuse instead. */
+  async #assertInRegion(ref: InstanceRef): Promise<void> {
+    if (ref.provider !== ProviderName.Aws) {
+      throw new ProviderIdError(
+        ref.instanceId,
+        `instance ref of provider "${ref.provider}" given to the AWS EC2 fencer`,
+      );
+    }
+    if (ref.zone !== undefined && !zoneInRegion(ref.zone, this.#region)) {
+      throw new RegionMismatchError(ref.instanceId, `its providerID zone is ${ref.zone}`, this.#region);
+    }
+    const clientRegion = await this.#resolveClientRegion();
+    if (clientRegion !== this.#region) {
+      throw new RegionMismatchError(ref.instanceId, `the EC2 client talks to ${clientRegion}`, this.#region);
+    }
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Errors of the AWS EC2 adapter. Their `name`s are a contract: the app layer and Step Functions
+ * retry and catch on them. (Kept minimal until they are unified with `lib/domain/errors.ts`.)
+ */
+
+/** A node's `spec.providerID` that does not name an EC2 instance (safety.md rule 10: an error, not a guess). */
+export class ProviderIdError extends Error {
+  override readonly name = 'ProviderIdError';
+  /** The providerID as given. */
+  readonly providerId: string | undefined;
+  /** Why it was refused, in words an operator understands. */
+  readonly reason: string;
+
+  constructor(providerId: string | undefined, reason: string, options?: ErrorOptions) {
+    super(`cannot use providerID ${JSON.stringify(providerId ?? null)}: ${reason}`, options);
+    this.providerId = providerId;
+    this.reason = reason;
+  }
+}
+
+/** What {@link ProviderApiError} records about the failed call. */
+export interface ProviderApiErrorDetails {
+  /** The EC2 API operation, e.g. `DescribeInstances`. */
+  readonly operation: string;
+  /** The provider's error code (e.g. `RequestLimitExceeded`), or the SDK error name. */
+  readonly code: string;
+  readonly instanceId?: string;
+  readonly httpStatus?: number;
+  /** How many requests the SDK made, retries included. */
+  readonly attempts?: number;
+  /** Whether trying the step again later may succeed (throttling, 5xx, network, state races). */
+  readonly retryable: boolean;
+}
+
+/**
+ * An EC2 call that failed after the SDK's own retries. Never evidence of anything: a caller must
+ * not read "off" (or "on") into it.
+ */
+export class ProviderApiError extends Error {
+  override readonly name = 'ProviderApiError';
+  readonly operation: string;
+  readonly code: string;
+  readonly instanceId: string | undefined;
+  readonly httpStatus: number | undefined;
+  readonly attempts: number | undefined;
+  readonly retryable: boolean;
+
+  constructor(details: ProviderApiErrorDetails, message: string, options?: ErrorOptions) {
+    super(
+      `EC2 ${details.operation}${details.instanceId ? ` for ${details.instanceId}` : ''} failed: ${details.code}: ${message}`,
+      options,
+    );
+    this.operation = details.operation;
+    this.code = details.code;
+    this.instanceId = details.instanceId;
+    this.httpStatus = details.httpStatus;
+    this.attempts = details.attempts;
+    this.retryable = details.retryable;
+  }
+}
+
+/**
+ * An instance outside the region the fencer's client talks to (by its providerID zone, or because
+ * the client is configured for another region). Asking the wrong region about an instance answers
+ * "not found", which must never be read as proof that it is off.
+ */
+export class RegionMismatchError extends Error {
+  override readonly name = 'RegionMismatchError';
+  readonly instanceId: string;
+  /** The fencer's configured region. */
+  readonly region: string;
+
+  constructor(instanceId: string, mismatch: string, region: string) {
+    super(`instance ${instanceId}: ${mismatch}, but this fencer serves region ${region}`);
+    this.instanceId = instanceId;
+    this.region = region;
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * The mutating actions decide() can ask for, at most one per step. The app performs each idempotently
+ * and reports whether it changed anything; every Kubernetes write is conditional (resourceVersion or uid
+ * preconditions), so an action decided on a stale observation fails instead of doing harm.
+ */
+import type { InstanceRef } from './instance.js';
+import type { FenceRecord, OutOfServiceTaint } from './node-marks.js';
+
+export const ActionKind = {
+  PowerOff: 'power-off',
+  Taint: 'taint',
+  ForceDeletePods: 'force-delete-pods',
+  DeletePods: 'delete-pods',
+  DeleteVolumeAttachments: 'delete-volume-attachments',
+  RemoveTaint: 'remove-taint',
+} as const;
+export type ActionKind = (typeof ActionKind)[keyof typeof ActionKind];
+
+/** A Kubernetes object to delete, with the uid its deletion is conditional on. */
+export interface ObjectRef {
+  readonly namespace: string | null;
+  readonly name: string;
+  readonly uid: string;
+}
+
+/** Force the instance off through the provider (stop; terminate only when allowed and required). */
+export interface PowerOffAction {
+  readonly kind: typeof ActionKind.PowerOff;
+  readonly instance: InstanceRef;
+  /** Use the provider's own dry run (EC2 DryRun): the only action a dry run ever carries. */
+  readonly dryRun: boolean;
+  readonly skipOsShutdown: boolean;
+  readonly allowTerminate: boolean;
+}
+
+/**
+ * Add the out-of-service taint and the fence record in ONE update conditional on `expectedResourceVersion`:
+ * if the node changed since it was observed (a heartbeat, a status change), the write fails with a
+ * ConflictError and the next step re-checks. Other taints are left untouched.
+ */
+export interface TaintAction {
+  readonly kind: typeof ActionKind.Taint;
+  readonly node: string;
+  readonly expectedResourceVersion: string;
+  readonly taint: OutOfServiceTaint;
+  readonly record: FenceRecord;
+}
+
+/** Delete the node's terminating pods with grace period 0 (what PodGC would do, sooner). */
+export interface ForceDeletePodsAction {
+  readonly kind: typeof ActionKind.ForceDeletePods;
+  readonly node: string;
+  readonly pods: readonly ObjectRef[];
+}
+
+/** Legacy path: delete, with grace period 0, the node's pods that hold volumes or are terminating. */
+export interface DeletePodsAction {
+  readonly kind: typeof ActionKind.DeletePods;
+  readonly node: string;
+  readonly pods: readonly ObjectRef[];
+}
+
+/** Legacy path on servers < 1.26 only: delete the node's VolumeAttachments once its pods are gone. */
+export interface DeleteVolumeAttachmentsAction {
+  readonly kind: typeof ActionKind.DeleteVolumeAttachments;
+  readonly node: string;
+  readonly volumeAttachments: readonly ObjectRef[];
+}
+
+/**
+ * Un-fence: remove the out-of-service taint and the fence record in one update conditional on
+ * `expectedResourceVersion`, only if the record still names `fenceRunId`.
+ */
+export interface RemoveTaintAction {
+  readonly kind: typeof ActionKind.RemoveTaint;
+  readonly node: string;
+  readonly expectedResourceVersion: string;
+  readonly taint: OutOfServiceTaint;
+  readonly fenceRunId: string;
+}
+
+/** One mutating action. */
+export type Action =
+  | PowerOffAction
+  | TaintAction
+  | ForceDeletePodsAction
+  | DeletePodsAction
+  | DeleteVolumeAttachmentsAction
+  | RemoveTaintAction;
+
+/** Actions that release the node's volumes: each needs proof of off first (safety.md rule 1). */
+export const RELEASE_ACTIONS: ReadonlySet<ActionKind> = new Set<ActionKind>([
+  ActionKind.Taint,
+  ActionKind.ForceDeletePods,
+  ActionKind.DeletePods,
+  ActionKind.DeleteVolumeAttachments,
+]);

@@ -1,0 +1,59 @@
+/**
+ * decide(): one pure step of the fencing loop. Given what the step observed, what was asked and what the
+ * run remembers, it returns the next phase, at most one action, the evidence, how long to wait, and the
+ * history to carry on. All the safety rules live in the tables it walks (fence-table.ts, unfence-table.ts).
+ */
+import { type Decision, type Outcome, walk } from './decision.js';
+import { FENCE_TABLE } from './fence-table.js';
+import { type RunHistory, record } from './history.js';
+import type { Observation } from './observation.js';
+import { isTerminal } from './phases.js';
+import type { FenceRequest, UnfenceRequest } from './request.js';
+import { baseEvidence, fenceContext } from './rules/context.js';
+import { unfenceContext, unfenceEvidence } from './rules/unfence-context.js';
+import { UNFENCE_TABLE } from './unfence-table.js';
+
+function toDecision(
+  rule: string,
+  outcome: Outcome,
+  evidence: readonly string[],
+  history: RunHistory,
+  observation: Observation,
+): Decision {
+  const { phase, action, reason, message, waitSeconds } = outcome;
+  return {
+    phase,
+    done: isTerminal(phase),
+    action,
+    reason,
+    message,
+    evidence: [...evidence, ...outcome.evidence],
+    waitSeconds,
+    rule,
+    history: record(history, { phase, action, reason, rule }, observation),
+  };
+}
+
+/**
+ * Decide the next step of a fence run. Throws `ValidationError` for input that contradicts itself
+ * (another node's observation, unreadable times, impossible counts); never guesses.
+ */
+export function decide(observation: Observation, request: FenceRequest, history: RunHistory): Decision {
+  const context = fenceContext(observation, request, history);
+  const { rule, outcome } = walk(FENCE_TABLE, context);
+  return toDecision(rule, outcome, baseEvidence(context), history, observation);
+}
+
+/**
+ * Decide the next step of an un-fence run: remove the fencer's own taint once the node is Ready again
+ * and its instance was started after the fence; otherwise say why and wait.
+ */
+export function decideUnfence(
+  observation: Observation,
+  request: UnfenceRequest,
+  history: RunHistory,
+): Decision {
+  const context = unfenceContext(observation, request, history);
+  const { rule, outcome } = walk(UNFENCE_TABLE, context);
+  return toDecision(rule, outcome, unfenceEvidence(context), history, observation);
+}

@@ -1,0 +1,74 @@
+/**
+ * The fence decision table. decide() walks it top to bottom; the first rule with an outcome decides.
+ * Read it against safety.md: the gates (refusals and waits) come first and run on every step, so each
+ * fresh observation is re-checked before any action; the workflow rules come last and each asks for at
+ * most one action.
+ */
+import type { Rule } from './decision.js';
+import { inFlightWithinLimits, unhealthyWithinLimits } from './rules/blast-radius.js';
+import { type FenceContext, stagePhase } from './rules/context.js';
+import { waitOrExpire } from './rules/deadline.js';
+import {
+  evidenceNamesInstance,
+  nodeExists,
+  providerIdParses,
+  providerIdPresent,
+  sameTarget,
+} from './rules/input.js';
+import { heartbeatStale, instanceNotStartedAgain, leaseStale, nodeNotReady } from './rules/liveness.js';
+import { controlPlaneAllowed, instanceOwned, notOptedOut, strategySupported } from './rules/policy.js';
+import { commit, confirmOff, dryRunReport, instanceStoppable, powerObserved } from './rules/power.js';
+import {
+  accelerateForceDelete,
+  addTaint,
+  drained,
+  legacyDeletePods,
+  legacyDeleteVolumeAttachments,
+  stillOff,
+} from './rules/release.js';
+import { PollSeconds } from './timing.js';
+
+/** Unreachable when the table is complete (a property test asserts it); waiting is the safe default. */
+const noRuleDecided: Rule<FenceContext> = {
+  id: 'no-rule-decided',
+  contract: 'safety: when in doubt, do nothing',
+  check: (ctx) =>
+    waitOrExpire(ctx, stagePhase(ctx), PollSeconds.ProviderRetry, 'No rule decided; waiting without acting.'),
+};
+
+/** The fence table, in the order it is walked. */
+export const FENCE_TABLE: readonly Rule<FenceContext>[] = [
+  // Bad input and identity (rules 10, 3, 7)
+  nodeExists,
+  providerIdPresent,
+  providerIdParses,
+  sameTarget,
+  evidenceNamesInstance,
+  // Never fence a live node, re-checked every step (rule 2)
+  nodeNotReady,
+  leaseStale,
+  heartbeatStale,
+  instanceNotStartedAgain,
+  // Who may be fenced (rules 4, 3)
+  notOptedOut,
+  controlPlaneAllowed,
+  instanceOwned,
+  strategySupported,
+  // Blast radius (rule 4)
+  unhealthyWithinLimits,
+  inFlightWithinLimits,
+  // Power (rule 1, first half; rule 8)
+  instanceStoppable,
+  powerObserved,
+  dryRunReport,
+  commit,
+  confirmOff,
+  // Release (rule 1, second half; rules 5, 6)
+  stillOff,
+  addTaint,
+  legacyDeletePods,
+  accelerateForceDelete,
+  legacyDeleteVolumeAttachments,
+  drained,
+  noRuleDecided,
+];

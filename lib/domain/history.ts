@@ -1,0 +1,157 @@
+/**
+ * What a run has observed and done so far. Step Functions carries it between steps as plain JSON, so it
+ * holds only serialisable values. It is the only memory a run has: proof of off lives here, and nowhere
+ * else, so a crashed step loses nothing (safety.md rule 7).
+ */
+import { ActionKind } from './action.js';
+import type { Decision } from './decision.js';
+import { ValidationError } from './errors.js';
+import { isOff, type PowerEvidence, type ProviderName } from './instance.js';
+import type { Observation } from './observation.js';
+import { Phase } from './phases.js';
+import type { Reason } from './reasons.js';
+import { instant, isoAt } from './time.js';
+
+/** One step of the run, for the audit trail. */
+export interface StepRecord {
+  readonly at: string;
+  readonly phase: Phase;
+  readonly action: ActionKind | null;
+  readonly reason: Reason | null;
+  readonly rule: string | null;
+}
+
+/** The node and instance the run committed to. A run never switches target halfway. */
+export interface FenceTarget {
+  readonly node: string;
+  readonly nodeUid: string;
+  readonly provider: ProviderName;
+  readonly instanceId: string;
+}
+
+/** The run's memory, threaded through every step. */
+export interface RunHistory {
+  readonly runId: string;
+  readonly startedAt: string;
+  /** Set by the step that committed to fencing. */
+  readonly target: FenceTarget | null;
+  /** When the run committed to fencing: the latest time in the committing step's observation. */
+  readonly decidedToFenceAt: string | null;
+  /** When a (real, not dry-run) power-off was last requested. */
+  readonly powerOffRequestedAt: string | null;
+  /** The first provider observation, made after `decidedToFenceAt`, showing the target off (safety.md rule 1). */
+  readonly proofOfOff: PowerEvidence | null;
+  /** When the out-of-service taint was first seen on the node after the proof. */
+  readonly taintedAt: string | null;
+  /** The most recent steps, oldest first, at most {@link MAX_STEPS}. */
+  readonly steps: readonly StepRecord[];
+}
+
+/** Steps kept in the history: Step Functions payloads are capped at 256 KiB and its own history has the rest. */
+export const MAX_STEPS = 100;
+
+/** The history of a run that has not taken a step yet. */
+export const startRun = (runId: string, startedAt: string): RunHistory => ({
+  runId,
+  startedAt,
+  target: null,
+  decidedToFenceAt: null,
+  powerOffRequestedAt: null,
+  proofOfOff: null,
+  taintedAt: null,
+  steps: [],
+});
+
+/** The phases in which a step commits the run to fencing. */
+const COMMITTING_PHASES: ReadonlySet<Phase> = new Set<Phase>([Phase.PowerOff, Phase.ConfirmOff]);
+
+/**
+ * The proof of off this observation gives, if any: the committed target instance, reported off
+ * (`stopped`, `terminated`, `not-found`) by an observation made strictly after the decision to fence.
+ * The committing step itself can never supply it, because the decision was not yet in the history.
+ */
+export function proofFrom(history: RunHistory, observation: Observation): PowerEvidence | null {
+  const { target, decidedToFenceAt } = history;
+  const instance = observation.instance;
+  if (target === null || decidedToFenceAt === null || !instance?.resolved || !instance.power.ok) return null;
+  const power = instance.power.value;
+  if (instance.ref.instanceId !== target.instanceId || power.instanceId !== target.instanceId) return null;
+  if (!isOff(power.state)) return null;
+  const after = instant(power.observedAt, 'power.observedAt') > instant(decidedToFenceAt, 'decidedToFenceAt');
+  return after ? power : null;
+}
+
+/**
+ * Throws `ValidationError` for a history that contradicts itself. Step Functions carries the history as
+ * data; a proof without a decision, or older than it, must never pass for proof (safety.md rules 1, 10).
+ */
+export function assertHistory(history: RunHistory): void {
+  const { runId, target, decidedToFenceAt, proofOfOff, taintedAt } = history;
+  const problems: string[] = [];
+  if (runId.length === 0) problems.push('runId is empty');
+  instant(history.startedAt, 'startedAt');
+  if ((target === null) !== (decidedToFenceAt === null))
+    problems.push('target and decidedToFenceAt go together');
+  if (proofOfOff !== null) {
+    const decided = decidedToFenceAt === null ? null : instant(decidedToFenceAt, 'decidedToFenceAt');
+    if (decided === null || instant(proofOfOff.observedAt, 'proofOfOff.observedAt') <= decided) {
+      problems.push('proofOfOff was not observed after decidedToFenceAt');
+    }
+    if (!isOff(proofOfOff.state)) problems.push(`proofOfOff shows ${proofOfOff.state}, which is not off`);
+    if (target !== null && proofOfOff.instanceId !== target.instanceId)
+      problems.push('proofOfOff is about another instance');
+  }
+  if (taintedAt !== null && proofOfOff === null) problems.push('taintedAt without proofOfOff');
+  if (problems.length > 0) throw new ValidationError(`inconsistent run history: ${problems.join('; ')}`);
+}
+
+/** The latest time in an observation: a decision made on it cannot be earlier. */
+function latestTimeIn(observation: Observation): string {
+  let latest = instant(observation.observedAt, 'observedAt');
+  const instance = observation.instance;
+  if (instance?.resolved && instance.power.ok) {
+    latest = Math.max(latest, instant(instance.power.value.observedAt, 'power.observedAt'));
+  }
+  return isoAt(latest);
+}
+
+function committedTarget(observation: Observation): FenceTarget | null {
+  const { node, instance } = observation;
+  if (node === null || !instance?.resolved) return null;
+  return {
+    node: node.name,
+    nodeUid: node.uid,
+    provider: instance.ref.provider,
+    instanceId: instance.ref.instanceId,
+  };
+}
+
+/** The fields of a decision that {@link record} needs. */
+export type StepOutcome = Pick<Decision, 'phase' | 'action' | 'reason'> & { readonly rule?: string };
+
+/** The next history: what this step observed (proof, taint) and decided (commitment, power-off, step). */
+export function record(history: RunHistory, decision: StepOutcome, observation: Observation): RunHistory {
+  const at = observation.observedAt;
+  const commits = history.decidedToFenceAt === null && COMMITTING_PHASES.has(decision.phase);
+  const target = commits ? committedTarget(observation) : history.target;
+  const decidedToFenceAt = commits && target !== null ? latestTimeIn(observation) : history.decidedToFenceAt;
+  const requestsPowerOff = decision.action?.kind === ActionKind.PowerOff && !decision.action.dryRun;
+  const proofOfOff = history.proofOfOff ?? proofFrom(history, observation);
+  const tainted = proofOfOff !== null && observation.node?.outOfServiceTaint.present === true;
+  const step: StepRecord = {
+    at,
+    phase: decision.phase,
+    action: decision.action?.kind ?? null,
+    reason: decision.reason,
+    rule: decision.rule ?? null,
+  };
+  return {
+    ...history,
+    target,
+    decidedToFenceAt,
+    powerOffRequestedAt: requestsPowerOff ? at : history.powerOffRequestedAt,
+    proofOfOff,
+    taintedAt: history.taintedAt ?? (tainted ? at : null),
+    steps: [...history.steps, step].slice(-MAX_STEPS),
+  };
+}

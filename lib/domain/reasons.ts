@@ -1,0 +1,75 @@
+/**
+ * Stable reason codes for refusals, failures and waits (safety.md rule 9). The code is what metrics
+ * count and Kubernetes Events carry as `reason`, so codes are PascalCase like Kubernetes' own reasons
+ * and never change once released; the sentence is for humans and may be reworded.
+ */
+
+export const Reason = {
+  // Bad input (safety.md rule 10)
+  NodeNotFound: 'NodeNotFound',
+  ProviderIdMissing: 'ProviderIdMissing',
+  ProviderIdUnparseable: 'ProviderIdUnparseable',
+  UnknownProvider: 'UnknownProvider',
+  // Never fence a live node (rule 2)
+  NodeReady: 'NodeReady',
+  LeaseFresh: 'LeaseFresh',
+  HeartbeatFresh: 'HeartbeatFresh',
+  NodeCameBack: 'NodeCameBack',
+  InstanceStartedAgain: 'InstanceStartedAgain',
+  // Right instance (rule 3)
+  InstanceNotOwned: 'InstanceNotOwned',
+  WrongAccount: 'WrongAccount',
+  WrongRegion: 'WrongRegion',
+  InstanceMismatch: 'InstanceMismatch',
+  TargetChanged: 'TargetChanged',
+  // Bounded blast radius (rule 4)
+  TooManyUnhealthy: 'TooManyUnhealthy',
+  TooManyInFlight: 'TooManyInFlight',
+  ControlPlaneNotAllowed: 'ControlPlaneNotAllowed',
+  OptedOut: 'OptedOut',
+  // Proof before release (rule 1) and the provider
+  InstanceNotStoppable: 'InstanceNotStoppable',
+  PowerOffNotConfirmed: 'PowerOffNotConfirmed',
+  ProviderApiError: 'ProviderApiError',
+  // Releasing volumes
+  OutOfServiceUnsupported: 'OutOfServiceUnsupported',
+  DrainNotComplete: 'DrainNotComplete',
+  // Un-fence (rule 6)
+  NoPowerCycleSinceFence: 'NoPowerCycleSinceFence',
+  TaintNotOwned: 'TaintNotOwned',
+  NodeNotReadyYet: 'NodeNotReadyYet',
+} as const;
+export type Reason = (typeof Reason)[keyof typeof Reason];
+
+/** One human sentence per reason code. */
+export const REASON_SENTENCES: Readonly<Record<Reason, string>> = {
+  NodeNotFound: 'The node does not exist in the cluster.',
+  ProviderIdMissing: 'The node has no spec.providerID, so its machine cannot be identified.',
+  ProviderIdUnparseable: "The node's spec.providerID cannot be parsed into a machine reference.",
+  UnknownProvider: "The node's spec.providerID names a provider this fencer is not configured for.",
+  NodeReady: 'The node reports Ready=True; a live node is never fenced.',
+  LeaseFresh: "The node's Lease was renewed within the grace period; its kubelet is alive.",
+  HeartbeatFresh: "The node's status heartbeat is within the grace period; its kubelet is alive.",
+  NodeCameBack: 'The node showed signs of life after the decision to fence; the run stops.',
+  InstanceStartedAgain: 'The instance was started again after the decision to fence; the run stops.',
+  InstanceNotOwned: "The instance does not carry this cluster's ownership tag.",
+  WrongAccount: 'The instance is not in the configured account.',
+  WrongRegion: 'The instance is not in the configured region.',
+  InstanceMismatch: 'The provider evidence names a different instance than the node.',
+  TargetChanged: 'The node or its instance changed identity during the run.',
+  TooManyUnhealthy: 'Too many nodes are unhealthy at once; the network, not the nodes, is probably broken.',
+  TooManyInFlight: 'Too many fencings are already in flight in this cluster.',
+  ControlPlaneNotAllowed: 'The node is a control-plane node and fencing control-plane nodes is not allowed.',
+  OptedOut: 'The node has opted out of fencing by annotation.',
+  InstanceNotStoppable: 'The instance cannot be stopped (one-time Spot) and terminating it is not allowed.',
+  PowerOffNotConfirmed: 'The provider did not report the instance off before the deadline.',
+  ProviderApiError: "The provider's API failed; its answer is not evidence of anything.",
+  OutOfServiceUnsupported: 'The API server is older than 1.26 and cannot act on the out-of-service taint.',
+  DrainNotComplete: "The node's pods, VolumeAttachments or disks did not clear before the deadline.",
+  NoPowerCycleSinceFence: 'The instance has not been started since the fence, so the taint stays.',
+  TaintNotOwned: 'The out-of-service taint was not added by this fencer, so it is not removed.',
+  NodeNotReadyYet: 'The node is not Ready yet, so the taint stays.',
+};
+
+/** The human sentence for a reason code. */
+export const describeReason = (reason: Reason): string => REASON_SENTENCES[reason];

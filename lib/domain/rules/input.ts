@@ -1,0 +1,79 @@
+/**
+ * Bad input is an error, not a guess (safety.md rule 10), and a run never switches target (rule 3).
+ */
+import { Compliant, halt, NotApplicable } from '../decision.js';
+import { Phase } from '../phases.js';
+import { Reason } from '../reasons.js';
+import { committed, type FenceRule } from './context.js';
+
+export const nodeExists: FenceRule = {
+  id: 'node-exists',
+  contract: 'safety.md 10: unknown nodes are refused',
+  check: (ctx) =>
+    ctx.node !== null
+      ? Compliant
+      : // A node that vanished mid-run (cloud controller deleted it) is a failure, not a policy refusal.
+        halt(committed(ctx) ? Phase.Failed : Phase.Refused, Reason.NodeNotFound, [
+          `node ${ctx.request.node} not found`,
+        ]),
+};
+
+export const providerIdPresent: FenceRule = {
+  id: 'provider-id-present',
+  contract: 'safety.md 10: missing providerIDs are refused',
+  check: (ctx) => {
+    if (ctx.node === null) return NotApplicable;
+    const missing =
+      ctx.node.providerId === null ||
+      (ctx.observation.instance?.resolved === false && ctx.observation.instance.problem === 'missing');
+    return missing
+      ? halt(Phase.Refused, Reason.ProviderIdMissing, [`node ${ctx.node.name} has no spec.providerID`])
+      : Compliant;
+  },
+};
+
+export const providerIdParses: FenceRule = {
+  id: 'provider-id-parses',
+  contract: 'safety.md 10: unparseable providerIDs and unknown providers are refused',
+  check: (ctx) => {
+    const instance = ctx.observation.instance;
+    if (instance === null) return NotApplicable;
+    if (instance.resolved) return Compliant;
+    const evidence = [`providerID ${JSON.stringify(ctx.node?.providerId)}: ${instance.detail}`];
+    return instance.problem === 'unknown-provider'
+      ? halt(Phase.Refused, Reason.UnknownProvider, evidence)
+      : halt(Phase.Refused, Reason.ProviderIdUnparseable, evidence);
+  },
+};
+
+export const sameTarget: FenceRule = {
+  id: 'same-target',
+  contract: 'safety.md 3 and 7: a run acts only on the node and instance it committed to',
+  check: (ctx) => {
+    const target = ctx.history.target;
+    if (target === null || ctx.node === null || ctx.ref === null) return NotApplicable;
+    const same =
+      ctx.node.uid === target.nodeUid &&
+      ctx.ref.instanceId === target.instanceId &&
+      ctx.ref.provider === target.provider;
+    return same
+      ? Compliant
+      : halt(Phase.Refused, Reason.TargetChanged, [
+          `committed to node uid ${target.nodeUid}, instance ${target.provider}/${target.instanceId}`,
+          `now node uid ${ctx.node.uid}, instance ${ctx.ref.provider}/${ctx.ref.instanceId}`,
+        ]);
+  },
+};
+
+export const evidenceNamesInstance: FenceRule = {
+  id: 'evidence-names-instance',
+  contract: 'safety.md 3: evidence about another instance proves nothing',
+  check: (ctx) => {
+    if (ctx.ref === null || ctx.power === null) return NotApplicable;
+    return ctx.power.instanceId === ctx.ref.instanceId
+      ? Compliant
+      : halt(Phase.Refused, Reason.InstanceMismatch, [
+          `node names ${ctx.ref.instanceId}, power evidence names ${ctx.power.instanceId}`,
+        ]);
+  },
+};

@@ -1,0 +1,79 @@
+/**
+ * Never fence a live node (safety.md rule 2): checked on every step, so the re-check right before the
+ * taint is the same check, made on that step's fresh observation. After the decision to fence, a sign of
+ * life means the node came back, and the run stops.
+ */
+import { Compliant, halt, NotApplicable } from '../decision.js';
+import { PowerState } from '../instance.js';
+import { Phase } from '../phases.js';
+import { Reason } from '../reasons.js';
+import { instant, secondsFrom } from '../time.js';
+import { committed, type FenceContext, type FenceRule } from './context.js';
+
+const livenessReason = (ctx: FenceContext, before: Reason): Reason =>
+  committed(ctx) ? Reason.NodeCameBack : before;
+
+/** Within the grace period, or in the future (clock skew): either way, not proof of silence. */
+const isFresh = (ctx: FenceContext, iso: string | null, field: string): boolean =>
+  iso !== null && ctx.now - instant(iso, field) < ctx.request.limits.leaseGraceSeconds * 1000;
+
+export const nodeNotReady: FenceRule = {
+  id: 'node-not-ready',
+  contract: 'safety.md 2: halt when the node is Ready=True',
+  check: (ctx) => {
+    if (ctx.node === null) return NotApplicable;
+    return ctx.node.ready === 'True'
+      ? halt(Phase.Refused, livenessReason(ctx, Reason.NodeReady), [`node ${ctx.node.name} is Ready=True`])
+      : Compliant;
+  },
+};
+
+export const leaseStale: FenceRule = {
+  id: 'lease-stale',
+  contract: 'safety.md 2: halt when the Lease was renewed within the grace period',
+  check: (ctx) => {
+    if (ctx.node === null) return NotApplicable;
+    if (!isFresh(ctx, ctx.node.leaseRenewTime, 'leaseRenewTime')) return Compliant;
+    const seconds = secondsFrom(instant(ctx.node.leaseRenewTime ?? '', 'leaseRenewTime'), ctx.now);
+    return halt(Phase.Refused, livenessReason(ctx, Reason.LeaseFresh), [
+      `lease renewed ${seconds}s ago, grace ${ctx.request.limits.leaseGraceSeconds}s`,
+    ]);
+  },
+};
+
+export const heartbeatStale: FenceRule = {
+  id: 'heartbeat-stale',
+  contract: 'safety.md 2: a fresh status heartbeat is a live kubelet too',
+  check: (ctx) => {
+    if (ctx.node === null) return NotApplicable;
+    if (!isFresh(ctx, ctx.node.lastHeartbeat, 'lastHeartbeat')) return Compliant;
+    const seconds = secondsFrom(instant(ctx.node.lastHeartbeat ?? '', 'lastHeartbeat'), ctx.now);
+    return halt(Phase.Refused, livenessReason(ctx, Reason.HeartbeatFresh), [
+      `status heartbeat ${seconds}s ago, grace ${ctx.request.limits.leaseGraceSeconds}s`,
+    ]);
+  },
+};
+
+/** States that, once the instance was proven off, mean it was started again. */
+const STARTED_STATES: ReadonlySet<PowerState> = new Set<PowerState>([
+  PowerState.Pending,
+  PowerState.Running,
+  PowerState.Stopping,
+]);
+
+export const instanceNotStartedAgain: FenceRule = {
+  id: 'instance-not-started-again',
+  contract: 'safety.md 2: stop if the instance was started again after the decision',
+  check: (ctx) => {
+    if (ctx.decidedAt === null || ctx.power === null) return NotApplicable;
+    const { launchTime, state } = ctx.power;
+    const launchedSince = launchTime !== undefined && instant(launchTime, 'launchTime') > ctx.decidedAt;
+    const runningSinceProof = ctx.proof !== null && STARTED_STATES.has(state);
+    if (!launchedSince && !runningSinceProof) return Compliant;
+    return halt(Phase.Refused, Reason.InstanceStartedAgain, [
+      launchedSince
+        ? `launched ${launchTime}, after the decision at ${ctx.history.decidedToFenceAt}`
+        : `${state} after it was proven off at ${ctx.proof?.observedAt}`,
+    ]);
+  },
+};

@@ -1,0 +1,41 @@
+/**
+ * What a real run would do from here, in words, for the dry-run report (safety.md rule 8). It describes
+ * the path the decision table would take, so a reader can compare the report with the real run.
+ */
+import { OUT_OF_SERVICE_TAINT } from '../node-marks.js';
+import { Strategy } from '../request.js';
+import { mayDeleteVolumeAttachments } from '../strategy.js';
+import { currentlyOff, type FenceContext } from './context.js';
+
+const taintText = `${OUT_OF_SERVICE_TAINT.key}=${OUT_OF_SERVICE_TAINT.value}:${OUT_OF_SERVICE_TAINT.effect}`;
+
+/** The remaining steps of a real run, each a short imperative phrase. */
+export function dryRunPlan(ctx: FenceContext): string[] {
+  const { request, power, node } = ctx;
+  const { limits } = request;
+  const steps: string[] = [];
+  if (!currentlyOff(ctx)) {
+    const terminate = request.allowTerminate && power?.lifecycle === 'spot-one-time';
+    const how = `${terminate ? 'terminate' : 'stop'}${request.skipOsShutdown ? ', skipping the OS shutdown' : ''}`;
+    steps.push(`power off instance ${ctx.ref?.instanceId} (${how}; ${power?.state ?? 'state unknown'} now)`);
+  }
+  steps.push(
+    `wait up to ${limits.powerOffDeadlineSeconds}s for the provider to report it stopped, terminated or gone`,
+  );
+  if (!node?.outOfServiceTaint.present)
+    steps.push(`taint node ${request.node} ${taintText} with a fence record`);
+  if (ctx.strategy === Strategy.Legacy) {
+    steps.push('force-delete its pods that hold volumes or are terminating');
+    if (mayDeleteVolumeAttachments(ctx.strategy, ctx.observation.cluster.serverVersion)) {
+      steps.push('delete its VolumeAttachments once those pods are gone');
+    }
+  } else if (request.accelerate) {
+    steps.push('force-delete its terminating pods');
+  }
+  const { pods, volumeAttachments } = ctx.observation.workload;
+  steps.push(
+    `wait up to ${limits.drainDeadlineSeconds}s for its ${pods.length} pods, ` +
+      `${volumeAttachments.length} VolumeAttachments and attached disks to clear`,
+  );
+  return steps;
+}

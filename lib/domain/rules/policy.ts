@@ -1,0 +1,76 @@
+/**
+ * Who may be fenced at all: opted-out and control-plane nodes (safety.md rule 4), instances that are not
+ * the cluster's (rule 3), and strategies the server cannot honour.
+ */
+import { Compliant, halt, NotApplicable } from '../decision.js';
+import { Phase } from '../phases.js';
+import { Reason } from '../reasons.js';
+import { PollSeconds } from '../timing.js';
+import { type FenceRule, stagePhase } from './context.js';
+import { waitOrExpire } from './deadline.js';
+
+export const notOptedOut: FenceRule = {
+  id: 'not-opted-out',
+  contract: 'safety.md 4: nodes can opt out by annotation',
+  check: (ctx) => {
+    if (ctx.node === null) return NotApplicable;
+    return ctx.node.optedOut
+      ? halt(Phase.Refused, Reason.OptedOut, [`node ${ctx.node.name} carries the opt-out annotation`])
+      : Compliant;
+  },
+};
+
+export const controlPlaneAllowed: FenceRule = {
+  id: 'control-plane-allowed',
+  contract: 'safety.md 4: control-plane nodes only when explicitly allowed',
+  check: (ctx) => {
+    if (ctx.node === null || !ctx.node.controlPlane) return NotApplicable;
+    return ctx.request.limits.allowControlPlane
+      ? Compliant
+      : halt(Phase.Refused, Reason.ControlPlaneNotAllowed, [`node ${ctx.node.name} is a control-plane node`]);
+  },
+};
+
+const NOT_OWNED_REASON = {
+  'wrong-cluster': Reason.InstanceNotOwned,
+  'wrong-account': Reason.WrongAccount,
+  'wrong-region': Reason.WrongRegion,
+} as const;
+
+export const instanceOwned: FenceRule = {
+  id: 'instance-owned',
+  contract: 'safety.md 3: the instance carries the ownership tag, in the configured account and region',
+  check: (ctx) => {
+    if (ctx.instance === null) return NotApplicable;
+    const ownership = ctx.instance.ownership;
+    if (!ownership.ok) {
+      // Not knowing is not owning: wait for an answer, never guess.
+      const { name, message } = ownership.error;
+      return waitOrExpire(
+        ctx,
+        stagePhase(ctx),
+        PollSeconds.ProviderRetry,
+        'Ownership could not be checked; asking the provider again.',
+        [`ownership check failed: ${name}: ${message}`],
+        Reason.ProviderApiError,
+      );
+    }
+    const verdict = ownership.value;
+    if (verdict.owned) return Compliant;
+    return halt(Phase.Refused, NOT_OWNED_REASON[verdict.reason], [
+      `${ctx.instance.ref.instanceId}: ${verdict.detail}`,
+    ]);
+  },
+};
+
+export const strategySupported: FenceRule = {
+  id: 'strategy-supported',
+  contract: 'mission.md: the out-of-service taint needs Kubernetes >= 1.26',
+  check: (ctx) => {
+    if (ctx.strategy !== null) return Compliant;
+    const version = ctx.observation.cluster.serverVersion;
+    return halt(Phase.Refused, Reason.OutOfServiceUnsupported, [
+      `strategy ${ctx.request.strategy} requested; server is ${version ? `${version.major}.${version.minor}` : 'unknown'}`,
+    ]);
+  },
+};

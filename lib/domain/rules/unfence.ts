@@ -1,0 +1,148 @@
+/**
+ * Un-fence rules (safety.md rule 6): remove only the taint the fencer added, only once the node is Ready
+ * again AND its instance shows a power cycle (started after the fence). A node that comes back without a
+ * power cycle may be a partitioned node that never stopped: its taint stays, loudly.
+ */
+import { ActionKind } from '../action.js';
+import { act, Compliant, halt, NotApplicable } from '../decision.js';
+import { PowerState } from '../instance.js';
+import { OUT_OF_SERVICE_TAINT } from '../node-marks.js';
+import { Phase } from '../phases.js';
+import { Reason } from '../reasons.js';
+import { instant } from '../time.js';
+import { type UnfenceRule, waitFor } from './unfence-context.js';
+
+export const unfenceNodeExists: UnfenceRule = {
+  id: 'unfence-node-exists',
+  contract: 'safety.md 10: unknown nodes are refused',
+  check: (ctx) =>
+    ctx.node === null
+      ? halt(Phase.Refused, Reason.NodeNotFound, [`node ${ctx.request.node} not found`])
+      : Compliant,
+};
+
+export const taintPresent: UnfenceRule = {
+  id: 'taint-present',
+  contract: 'safety.md 7: nothing to remove is success (re-entrant)',
+  check: (ctx) => {
+    if (ctx.node === null || ctx.node.outOfServiceTaint.present) return NotApplicable;
+    return act(Phase.Unfenced, null, `Node ${ctx.node.name} carries no out-of-service taint.`);
+  },
+};
+
+export const taintOwned: UnfenceRule = {
+  id: 'taint-owned',
+  contract: 'safety.md 6: remove only taints the fencer added',
+  check: (ctx) => {
+    if (ctx.node === null) return NotApplicable;
+    const owned = ctx.node.outOfServiceTaint.ownedByFencer && ctx.node.fenceRecord !== null;
+    return owned
+      ? Compliant
+      : halt(Phase.Refused, Reason.TaintNotOwned, [`node ${ctx.node.name} has no fence record of ours`]);
+  },
+};
+
+export const unfenceInstanceResolved: UnfenceRule = {
+  id: 'unfence-instance-resolved',
+  contract: 'safety.md 10: a power cycle can only be proven for an identified instance',
+  check: (ctx) => {
+    const instance = ctx.observation.instance;
+    if (instance === null || instance.resolved) return instance === null ? NotApplicable : Compliant;
+    const reason = {
+      missing: Reason.ProviderIdMissing,
+      unparseable: Reason.ProviderIdUnparseable,
+      'unknown-provider': Reason.UnknownProvider,
+    }[instance.problem];
+    return halt(Phase.Refused, reason, [instance.detail]);
+  },
+};
+
+export const nodeReadyAgain: UnfenceRule = {
+  id: 'node-ready-again',
+  contract: 'safety.md 6: only after the node is Ready again',
+  check: (ctx) => {
+    if (ctx.node === null || ctx.node.ready === 'True') return NotApplicable;
+    return waitFor(ctx, Reason.NodeNotReadyYet, [`node ${ctx.node.name} is Ready=${ctx.node.ready}`]);
+  },
+};
+
+export const unfenceInstanceOwned: UnfenceRule = {
+  id: 'unfence-instance-owned',
+  contract: 'safety.md 3: evidence counts only for the cluster’s own instance',
+  check: (ctx) => {
+    if (ctx.instance === null) return NotApplicable;
+    const { ownership, ref } = ctx.instance;
+    if (!ownership.ok)
+      return waitFor(ctx, Reason.ProviderApiError, [`${ownership.error.name}: ${ownership.error.message}`]);
+    if (ownership.value.owned && ctx.power !== null && ctx.power.instanceId !== ref.instanceId) {
+      return halt(Phase.Refused, Reason.InstanceMismatch, [
+        `node names ${ref.instanceId}, evidence ${ctx.power.instanceId}`,
+      ]);
+    }
+    if (ownership.value.owned) return Compliant;
+    const reason = {
+      'wrong-cluster': Reason.InstanceNotOwned,
+      'wrong-account': Reason.WrongAccount,
+      'wrong-region': Reason.WrongRegion,
+    }[ownership.value.reason];
+    return halt(Phase.Refused, reason, [ownership.value.detail]);
+  },
+};
+
+export const powerCycled: UnfenceRule = {
+  id: 'power-cycled',
+  contract: 'safety.md 6: only after the instance was started later than the fence',
+  check: (ctx) => {
+    const record = ctx.node?.fenceRecord;
+    if (record == null) return NotApplicable;
+    // Fail closed: without an identified instance there is no evidence of a power cycle.
+    if (ctx.instance === null)
+      return halt(Phase.Refused, Reason.NoPowerCycleSinceFence, ['no instance resolved']);
+    const power = ctx.instance.power;
+    if (!power.ok)
+      return waitFor(ctx, Reason.ProviderApiError, [`${power.error.name}: ${power.error.message}`]);
+    const { state, launchTime, instanceId } = power.value;
+    const fencedAt = instant(record.fencedAt, 'fenceRecord.fencedAt');
+    const cycled =
+      state === PowerState.Running &&
+      launchTime !== undefined &&
+      instant(launchTime, 'launchTime') > fencedAt;
+    if (cycled) return Compliant;
+    return waitFor(ctx, Reason.NoPowerCycleSinceFence, [
+      `instance ${instanceId} is ${state}, launched ${launchTime ?? 'at an unknown time'}; fenced at ${record.fencedAt}`,
+    ]);
+  },
+};
+
+export const unfenceDryRun: UnfenceRule = {
+  id: 'unfence-dry-run',
+  contract: 'safety.md 8: dry run changes nothing and says what would have happened',
+  check: (ctx) =>
+    ctx.request.dryRun && ctx.node !== null
+      ? act(
+          Phase.DryRunReported,
+          null,
+          `Dry run: would remove the out-of-service taint and fence record from node ${ctx.node.name}.`,
+        )
+      : NotApplicable,
+};
+
+export const removeTaint: UnfenceRule = {
+  id: 'remove-taint',
+  contract: 'safety.md 6: read-modify-write with resourceVersion, other taints untouched',
+  check: (ctx) => {
+    const { node } = ctx;
+    if (node === null || node.fenceRecord === null) return NotApplicable;
+    return act(
+      Phase.Unfence,
+      {
+        kind: ActionKind.RemoveTaint,
+        node: node.name,
+        expectedResourceVersion: node.resourceVersion,
+        taint: OUT_OF_SERVICE_TAINT,
+        fenceRunId: node.fenceRecord.runId,
+      },
+      `Node ${node.name} is Ready after a power cycle; removing the fencer's out-of-service taint.`,
+    );
+  },
+};

@@ -1,0 +1,16 @@
+/**
+ * How long the loop waits between steps. Short, because each step is cheap and the users are waiting for
+ * their volumes; waiting itself belongs to the loop (Step Functions Wait, CLI watches), never to decide().
+ */
+export const PollSeconds = {
+  /** Between looks at an instance that is stopping. */
+  ConfirmOff: 5,
+  /** Between looks at pods, VolumeAttachments and disks clearing. */
+  Drain: 5,
+  /** After a provider fault, before asking again. */
+  ProviderRetry: 10,
+  /** Between looks at a node that should come back for un-fencing. */
+  Unfence: 15,
+  /** Before re-requesting a power-off the provider has not acted on (EC2 forces a stuck `stopping`). */
+  PowerOffRetry: 30,
+} as const;

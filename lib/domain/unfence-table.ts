@@ -1,0 +1,30 @@
+/**
+ * The un-fence decision table, walked top to bottom like the fence table. Every rule before
+ * `remove-taint` is a reason to keep the taint.
+ */
+import type { Rule } from './decision.js';
+import {
+  nodeReadyAgain,
+  powerCycled,
+  removeTaint,
+  taintOwned,
+  taintPresent,
+  unfenceDryRun,
+  unfenceInstanceOwned,
+  unfenceInstanceResolved,
+  unfenceNodeExists,
+} from './rules/unfence.js';
+import type { UnfenceContext } from './rules/unfence-context.js';
+
+/** The un-fence table, in the order it is walked. */
+export const UNFENCE_TABLE: readonly Rule<UnfenceContext>[] = [
+  unfenceNodeExists,
+  taintPresent,
+  taintOwned,
+  unfenceInstanceResolved,
+  nodeReadyAgain,
+  unfenceInstanceOwned,
+  powerCycled,
+  unfenceDryRun,
+  removeTaint,
+];

@@ -1,0 +1,193 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_LIMITS,
+  type Decision,
+  decide,
+  FENCE_TABLE,
+  type FenceRequest,
+  ValidationError,
+} from '../../../lib/domain/index.js';
+import {
+  aPod,
+  aRequest,
+  aVolumeAttachment,
+  freshHistory,
+  observe,
+  ROOT_DISK,
+  type Spec,
+  stopped,
+  t,
+} from './support/fixtures.js';
+
+/** Thread the history through one decide() per observation, as the loop does. */
+function run(specs: readonly Spec[], request: FenceRequest = aRequest()): Decision[] {
+  const decisions: Decision[] = [];
+  let history = freshHistory();
+  for (const spec of specs) {
+    const decision = decide(observe(spec), request, history);
+    decisions.push(decision);
+    history = decision.history;
+  }
+  return decisions;
+}
+
+const summary = (d: Decision) => [d.phase, d.action?.kind ?? null, d.reason];
+
+const TAINTED = { outOfServiceTaint: { present: true, ownedByFencer: true } } as const;
+const mine = (at: number) => ({
+  ...TAINTED,
+  fenceRecord: { runId: 'run-1', fencedAt: t(at), instanceId: 'i', proof: 'stopped' },
+});
+const empty = { pods: [], volumeAttachments: [], disks: [ROOT_DISK] };
+
+describe('decide: the fence table', () => {
+  it('walks the gates before the workflow rules, and ends with a rule that always decides', () => {
+    const ids = FENCE_TABLE.map((rule) => rule.id);
+    expect(ids.indexOf('node-not-ready')).toBeLessThan(ids.indexOf('commit'));
+    expect(ids.indexOf('unhealthy-within-limits')).toBeLessThan(ids.indexOf('commit'));
+    expect(ids.indexOf('dry-run-report')).toBeLessThan(ids.indexOf('commit'));
+    expect(ids.indexOf('still-off')).toBeLessThan(ids.indexOf('add-taint'));
+    expect(ids.at(-1)).toBe('no-rule-decided');
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe('decide: whole runs', () => {
+  it('fences a dead node: power off, prove off, taint, drain, Fenced', () => {
+    const decisions = run([
+      { at: 0 },
+      { at: 5, power: { state: 'stopping' } },
+      { at: 10, power: stopped(10) },
+      { at: 12, power: stopped(12), node: mine(10), pods: [aPod('db-0', { terminating: true })] },
+      { at: 30, power: stopped(30), node: mine(10), ...empty },
+    ]);
+    expect(decisions.map(summary)).toEqual([
+      ['PowerOff', 'power-off', null],
+      ['ConfirmOff', null, null],
+      ['Taint', 'taint', null],
+      ['Drain', null, null],
+      ['Fenced', null, null],
+    ]);
+    expect(decisions.at(-1)?.done).toBe(true);
+    expect(decisions.at(-1)?.history).toMatchObject({ decidedToFenceAt: t(0), taintedAt: t(12) });
+    expect(decisions.at(-1)?.history.proofOfOff?.observedAt).toBe(t(10));
+  });
+
+  it('continues a fence another run started: no second power-off, its taint re-recorded, then drained (re-entrant)', () => {
+    const earlier = {
+      ...TAINTED,
+      fenceRecord: { runId: 'run-0', fencedAt: t(-100), instanceId: 'i', proof: 'stopped' },
+    };
+    const terminating = [aPod('db-0', { terminating: true })];
+    const decisions = run(
+      [
+        { at: 0, power: stopped(0), node: earlier, pods: terminating },
+        { at: 1, power: stopped(1), node: earlier, pods: terminating },
+        { at: 2, power: stopped(2), node: mine(1), pods: terminating },
+        { at: 20, power: stopped(20), node: mine(1), ...empty },
+      ],
+      aRequest({ accelerate: true }),
+    );
+    expect(decisions.map(summary)).toEqual([
+      ['ConfirmOff', null, null],
+      ['Taint', 'taint', null],
+      ['Drain', 'force-delete-pods', null],
+      ['Fenced', null, null],
+    ]);
+  });
+
+  it('takes the legacy path on a 1.25 server: taint, force-delete pods, delete attachments', () => {
+    const cluster = { serverVersion: { major: 1, minor: 25 } };
+    const decisions = run([
+      { at: 0, cluster },
+      { at: 10, cluster, power: stopped(10) },
+      { at: 12, cluster, power: stopped(12), node: mine(10) },
+      { at: 14, cluster, power: stopped(14), node: mine(10), pods: [] },
+      {
+        at: 16,
+        cluster,
+        power: stopped(16),
+        node: mine(10),
+        pods: [],
+        volumeAttachments: [aVolumeAttachment('csi-db-0', { deleting: true })],
+      },
+      { at: 20, cluster, power: stopped(20), node: mine(10), ...empty },
+    ]);
+    expect(decisions.map((d) => d.action?.kind ?? d.phase)).toEqual([
+      'power-off',
+      'taint',
+      'delete-pods',
+      'delete-volume-attachments',
+      'Drain',
+      'Fenced',
+    ]);
+  });
+
+  it('stops before the taint when the node comes back after the power-off request', () => {
+    const decisions = run([{ at: 0 }, { at: 10, power: stopped(10), node: { ready: 'True' } }]);
+    expect(decisions.map(summary)).toEqual([
+      ['PowerOff', 'power-off', null],
+      ['Refused', null, 'NodeCameBack'],
+    ]);
+    expect(decisions[1]?.done).toBe(true);
+  });
+
+  it('stops before the taint when the instance was started again after the decision', () => {
+    const decisions = run([
+      { at: 0 },
+      { at: 10, power: stopped(10) },
+      { at: 12, power: { state: 'running', launchTime: t(11) } },
+    ]);
+    expect(decisions.map(summary).at(-1)).toEqual(['Refused', null, 'InstanceStartedAgain']);
+  });
+
+  it('reports a dry run after the checks, naming a provider dry-run power-off and claiming nothing changed', () => {
+    const [decision] = run([{ at: 0 }], aRequest({ dryRun: true }));
+    expect(decision).toMatchObject({
+      phase: 'DryRunReported',
+      done: true,
+      action: { kind: 'power-off', dryRun: true },
+    });
+    expect(decision?.message).toMatch(/^Dry run: would power off instance/);
+    expect(decision?.history).toMatchObject({
+      decidedToFenceAt: null,
+      powerOffRequestedAt: null,
+      proofOfOff: null,
+    });
+  });
+
+  it('reports refusals in a dry run exactly as a real run would', () => {
+    const [dry] = run([{ node: { ready: 'True' } }], aRequest({ dryRun: true }));
+    const [real] = run([{ node: { ready: 'True' } }]);
+    expect(summary(dry as Decision)).toEqual(summary(real as Decision));
+  });
+
+  it('explains every refusal with a stable reason, a sentence and the evidence', () => {
+    const [decision] = run([{ node: { optedOut: true } }]);
+    expect(decision).toMatchObject({
+      phase: 'Refused',
+      reason: 'OptedOut',
+      rule: 'not-opted-out',
+      done: true,
+    });
+    expect(decision?.message).toBe('The node has opted out of fencing by annotation.');
+    expect(decision?.evidence.join('\n')).toContain('node worker-1: Ready=Unknown');
+  });
+});
+
+describe('decide: bad input is an error', () => {
+  it('rejects an observation of another node', () => {
+    expect(() => decide(observe(), aRequest({ node: 'worker-2' }), freshHistory())).toThrow(ValidationError);
+  });
+
+  it('rejects limits that would disable a rule', () => {
+    const request = aRequest({ limits: { ...DEFAULT_LIMITS, leaseGraceSeconds: Number.NaN } });
+    expect(() => decide(observe(), request, freshHistory())).toThrow(/leaseGraceSeconds/);
+  });
+
+  it('rejects an unreadable observation time', () => {
+    expect(() => decide({ ...observe(), observedAt: 'now' }, aRequest(), freshHistory())).toThrow(
+      ValidationError,
+    );
+  });
+});

@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ActionKind,
+  assertHistory,
+  MAX_STEPS,
+  proofFrom,
+  record,
+  startRun,
+  ValidationError,
+} from '../../../lib/domain/index.js';
+import {
+  committedHistory,
+  freshHistory,
+  INSTANCE,
+  observe,
+  provenHistory,
+  RUN,
+  stopped,
+  t,
+  taintedNode,
+} from './support/fixtures.js';
+
+const powerOff = {
+  kind: ActionKind.PowerOff,
+  instance: { provider: 'aws', instanceId: INSTANCE },
+  dryRun: false,
+  skipOsShutdown: true,
+  allowTerminate: false,
+} as const;
+
+describe('startRun', () => {
+  it('starts with nothing decided, requested or proven', () => {
+    expect(startRun(RUN, t(0))).toEqual({
+      runId: RUN,
+      startedAt: t(0),
+      target: null,
+      decidedToFenceAt: null,
+      powerOffRequestedAt: null,
+      proofOfOff: null,
+      taintedAt: null,
+      steps: [],
+    });
+  });
+
+  it('survives a JSON round trip unchanged (Step Functions carries it)', () => {
+    const history = record(
+      committedHistory(),
+      { phase: 'Taint', action: null, reason: null },
+      observe({ at: 20, power: stopped(20) }),
+    );
+    expect(JSON.parse(JSON.stringify(history))).toEqual(history);
+  });
+});
+
+describe('record', () => {
+  it('commits to the node and instance on the first PowerOff step, at the latest time it observed', () => {
+    const observation = observe({ at: 10, power: { observedAt: t(11) } });
+    const next = record(freshHistory(), { phase: 'PowerOff', action: powerOff, reason: null }, observation);
+    expect(next).toMatchObject({
+      target: { node: 'worker-1', nodeUid: 'uid-worker-1', provider: 'aws', instanceId: INSTANCE },
+      decidedToFenceAt: t(11),
+      powerOffRequestedAt: t(10),
+      proofOfOff: null,
+    });
+  });
+
+  it('does not commit on an Assess or dry-run step', () => {
+    const dry = { ...powerOff, dryRun: true };
+    const a = record(freshHistory(), { phase: 'Assess', action: null, reason: null }, observe());
+    const b = record(freshHistory(), { phase: 'DryRunReported', action: dry, reason: null }, observe());
+    for (const next of [a, b]) {
+      expect(next.decidedToFenceAt).toBeNull();
+      expect(next.powerOffRequestedAt).toBeNull();
+    }
+  });
+
+  it('never takes the committing step’s own observation as proof, even when it shows the instance off', () => {
+    const next = record(
+      freshHistory(),
+      { phase: 'ConfirmOff', action: null, reason: null },
+      observe({ power: stopped(0) }),
+    );
+    expect(next.decidedToFenceAt).toBe(t(0));
+    expect(next.proofOfOff).toBeNull();
+  });
+
+  it('records the first off observation made after the decision as proof, and keeps it', () => {
+    const proven = record(
+      committedHistory(),
+      { phase: 'Taint', action: null, reason: null },
+      observe({ at: 20, power: stopped(20) }),
+    );
+    expect(proven.proofOfOff).toMatchObject({ state: 'stopped', observedAt: t(20) });
+    const later = record(
+      proven,
+      { phase: 'Drain', action: null, reason: null },
+      observe({ at: 30, power: stopped(30) }),
+    );
+    expect(later.proofOfOff?.observedAt).toBe(t(20));
+  });
+
+  it.each(['stopping', 'shutting-down', 'unknown', 'running'] as const)(
+    'does not take %s as proof',
+    (state) => {
+      expect(proofFrom(committedHistory(), observe({ at: 20, power: { state } }))).toBeNull();
+    },
+  );
+
+  it('does not take an API error as proof', () => {
+    expect(
+      proofFrom(
+        committedHistory(),
+        observe({ at: 20, power: { name: 'ProviderApiError', message: 'timeout' } }),
+      ),
+    ).toBeNull();
+  });
+
+  it.each(['terminated', 'not-found'] as const)('takes %s as proof', (state) => {
+    expect(proofFrom(committedHistory(), observe({ at: 20, power: { state } }))).not.toBeNull();
+  });
+
+  it('records when the taint is first seen after the proof', () => {
+    const proven = record(
+      committedHistory(),
+      { phase: 'Taint', action: null, reason: null },
+      observe({ at: 20, power: stopped(20) }),
+    );
+    const tainted = record(
+      proven,
+      { phase: 'Drain', action: null, reason: null },
+      observe({ at: 25, power: stopped(25), node: taintedNode() }),
+    );
+    expect(tainted.taintedAt).toBe(t(25));
+  });
+
+  it(`keeps only the last ${MAX_STEPS} steps`, () => {
+    let history = freshHistory();
+    for (let i = 0; i < MAX_STEPS + 5; i += 1) {
+      history = record(history, { phase: 'Assess', action: null, reason: null }, observe({ at: i }));
+    }
+    expect(history.steps).toHaveLength(MAX_STEPS);
+    expect(history.steps[0]?.at).toBe(t(5));
+  });
+});
+
+describe('assertHistory (safety.md 1, 10)', () => {
+  it('accepts the histories a run produces', () => {
+    for (const history of [freshHistory(), committedHistory(), provenHistory()]) {
+      expect(() => assertHistory(history)).not.toThrow();
+    }
+  });
+
+  it.each([
+    ['a proof without a decision', { ...provenHistory(), target: null, decidedToFenceAt: null }],
+    ['a proof older than the decision', { ...provenHistory(), decidedToFenceAt: t(100) }],
+    [
+      'a proof that is not off',
+      { ...provenHistory(), proofOfOff: { instanceId: INSTANCE, state: 'stopping', observedAt: t(40) } },
+    ],
+    [
+      'a proof about another instance',
+      { ...provenHistory(), proofOfOff: { instanceId: 'i-0other', state: 'stopped', observedAt: t(40) } },
+    ],
+    ['a taint time without proof', { ...committedHistory(), taintedAt: t(50) }],
+  ] as const)('rejects %s', (_, history) => {
+    expect(() => assertHistory(history)).toThrow(ValidationError);
+  });
+});

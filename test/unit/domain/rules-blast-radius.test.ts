@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { Compliant, DEFAULT_LIMITS, NotApplicable, ValidationError } from '../../../lib/domain/index.js';
+import { inFlightWithinLimits, unhealthyWithinLimits } from '../../../lib/domain/rules/blast-radius.js';
+import { aRequest, checkFence, committedHistory, NODE, provenHistory, stopped } from './support/fixtures.js';
+
+const unhealthy = (count: number, totalNodes = 20) => ({
+  cluster: {
+    totalNodes,
+    unhealthyNodes: [NODE, ...Array.from({ length: count - 1 }, (_, i) => `worker-${i + 2}`)],
+  },
+});
+
+describe('unhealthy-within-limits (safety.md 4)', () => {
+  it('is compliant when as many nodes are unhealthy as the absolute limit allows', () => {
+    expect(checkFence(unhealthyWithinLimits, unhealthy(3))).toEqual(Compliant);
+  });
+
+  it('refuses when more nodes are unhealthy than the absolute limit', () => {
+    expect(checkFence(unhealthyWithinLimits, unhealthy(4))).toMatchObject({
+      phase: 'Refused',
+      reason: 'TooManyUnhealthy',
+    });
+  });
+
+  it('refuses when the unhealthy fraction exceeds the limit', () => {
+    expect(checkFence(unhealthyWithinLimits, unhealthy(2, 4))).toMatchObject({ reason: 'TooManyUnhealthy' });
+  });
+
+  it('is compliant for one unhealthy node of three', () => {
+    expect(checkFence(unhealthyWithinLimits, unhealthy(1, 3))).toEqual(Compliant);
+  });
+
+  it('counts this node even when the observation forgot it', () => {
+    const request = aRequest({ limits: { ...DEFAULT_LIMITS, maxUnhealthyNodes: 2 } });
+    const spec = { cluster: { totalNodes: 20, unhealthyNodes: ['worker-2', 'worker-3'] } };
+    expect(checkFence(unhealthyWithinLimits, spec, request)).toMatchObject({ reason: 'TooManyUnhealthy' });
+  });
+
+  it('asks for no new power-off after the decision while too many nodes are unhealthy', () => {
+    expect(
+      checkFence(unhealthyWithinLimits, { at: 20, ...unhealthy(8) }, aRequest(), committedHistory()),
+    ).toMatchObject({
+      phase: 'ConfirmOff',
+      action: null,
+      reason: 'TooManyUnhealthy',
+    });
+  });
+
+  it('does not hold back the release of an instance already proven off', () => {
+    const spec = { at: 60, power: stopped(60), ...unhealthy(8) };
+    expect(checkFence(unhealthyWithinLimits, spec, aRequest(), provenHistory())).toEqual(NotApplicable);
+  });
+
+  it('rejects impossible counts', () => {
+    expect(() => checkFence(unhealthyWithinLimits, unhealthy(5, 3))).toThrow(ValidationError);
+  });
+});
+
+describe('in-flight-within-limits (safety.md 4)', () => {
+  it('is compliant when no other fencing is in flight', () => {
+    expect(checkFence(inFlightWithinLimits, {})).toEqual(Compliant);
+  });
+
+  it('does not count this node’s own fencing', () => {
+    expect(checkFence(inFlightWithinLimits, { cluster: { fencingsInFlight: [NODE] } })).toEqual(Compliant);
+  });
+
+  it('refuses when as many fencings are in flight as the limit', () => {
+    expect(checkFence(inFlightWithinLimits, { cluster: { fencingsInFlight: ['worker-7'] } })).toMatchObject({
+      phase: 'Refused',
+      reason: 'TooManyInFlight',
+    });
+  });
+
+  it('does not apply once this run has committed (it is in flight itself)', () => {
+    const spec = { at: 20, cluster: { fencingsInFlight: ['worker-7'] } };
+    expect(checkFence(inFlightWithinLimits, spec, aRequest(), committedHistory())).toEqual(NotApplicable);
+  });
+});

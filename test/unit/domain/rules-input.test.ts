@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { Compliant, NotApplicable, ValidationError } from '../../../lib/domain/index.js';
+import { fenceContext } from '../../../lib/domain/rules/context.js';
+import {
+  evidenceNamesInstance,
+  nodeExists,
+  providerIdParses,
+  providerIdPresent,
+  sameTarget,
+} from '../../../lib/domain/rules/input.js';
+import { aRequest, checkFence, committedHistory, freshHistory, observe } from './support/fixtures.js';
+
+describe('node-exists (safety.md 10)', () => {
+  it('is compliant when the node exists', () => {
+    expect(checkFence(nodeExists, {})).toEqual(Compliant);
+  });
+
+  it('refuses when the node is not found', () => {
+    expect(checkFence(nodeExists, { node: null })).toMatchObject({
+      phase: 'Refused',
+      reason: 'NodeNotFound',
+    });
+  });
+
+  it('fails when the node vanishes after the decision to fence', () => {
+    expect(checkFence(nodeExists, { node: null }, aRequest(), committedHistory())).toMatchObject({
+      phase: 'Failed',
+      reason: 'NodeNotFound',
+    });
+  });
+});
+
+describe('provider-id-present (safety.md 10)', () => {
+  it('is compliant when the node has a providerID', () => {
+    expect(checkFence(providerIdPresent, {})).toEqual(Compliant);
+  });
+
+  it('refuses when the providerID is missing', () => {
+    const spec = {
+      node: { providerId: null },
+      instance: { resolved: false, problem: 'missing', detail: 'spec.providerID is empty' },
+    } as const;
+    expect(checkFence(providerIdPresent, spec)).toMatchObject({
+      phase: 'Refused',
+      reason: 'ProviderIdMissing',
+    });
+  });
+});
+
+describe('provider-id-parses (safety.md 10)', () => {
+  it('is compliant when the providerID resolved to an instance', () => {
+    expect(checkFence(providerIdParses, {})).toEqual(Compliant);
+  });
+
+  it('refuses when the providerID is unparseable', () => {
+    const spec = {
+      node: { providerId: 'aws:///garbage' },
+      instance: { resolved: false, problem: 'unparseable', detail: 'no instance id' },
+    } as const;
+    expect(checkFence(providerIdParses, spec)).toMatchObject({
+      phase: 'Refused',
+      reason: 'ProviderIdUnparseable',
+    });
+  });
+
+  it('refuses when the providerID names an unknown provider', () => {
+    const spec = {
+      node: { providerId: 'gce://project/zone/vm' },
+      instance: { resolved: false, problem: 'unknown-provider', detail: 'gce is not configured' },
+    } as const;
+    expect(checkFence(providerIdParses, spec)).toMatchObject({ phase: 'Refused', reason: 'UnknownProvider' });
+  });
+
+  it('rejects an observation that has a node but says nothing about its instance', () => {
+    const observation = { ...observe(), instance: null };
+    expect(() => fenceContext(observation, aRequest(), freshHistory())).toThrow(ValidationError);
+  });
+});
+
+describe('same-target (safety.md 3, 7)', () => {
+  it('does not apply before the run committed to a target', () => {
+    expect(checkFence(sameTarget, {})).toEqual(NotApplicable);
+  });
+
+  it('is compliant when the node and instance are the ones committed to', () => {
+    expect(checkFence(sameTarget, {}, aRequest(), committedHistory())).toEqual(Compliant);
+  });
+
+  it('refuses when the node was re-created under the same name', () => {
+    expect(
+      checkFence(sameTarget, { node: { uid: 'uid-new' } }, aRequest(), committedHistory()),
+    ).toMatchObject({
+      phase: 'Refused',
+      reason: 'TargetChanged',
+    });
+  });
+
+  it('refuses when the node now points at another instance', () => {
+    const instance = {
+      resolved: true,
+      ref: { provider: 'aws', instanceId: 'i-0other' },
+      ownership: { ok: true, value: { owned: true, evidence: 'tag' } },
+      power: {
+        ok: true,
+        value: { instanceId: 'i-0other', state: 'stopped', observedAt: '2026-03-01T10:01:00.000Z' },
+      },
+      disks: { ok: true, value: [] },
+    } as const;
+    expect(checkFence(sameTarget, { instance }, aRequest(), committedHistory())).toMatchObject({
+      reason: 'TargetChanged',
+    });
+  });
+});
+
+describe('evidence-names-instance (safety.md 3)', () => {
+  it('is compliant when the power evidence is about the node’s instance', () => {
+    expect(checkFence(evidenceNamesInstance, {})).toEqual(Compliant);
+  });
+
+  it('refuses when the power evidence names another instance', () => {
+    expect(
+      checkFence(evidenceNamesInstance, { power: { instanceId: 'i-0other', state: 'stopped' } }),
+    ).toMatchObject({
+      phase: 'Refused',
+      reason: 'InstanceMismatch',
+    });
+  });
+});

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { Compliant, NotApplicable, ValidationError } from '../../../lib/domain/index.js';
+import {
+  heartbeatStale,
+  instanceNotStartedAgain,
+  leaseStale,
+  nodeNotReady,
+} from '../../../lib/domain/rules/liveness.js';
+import { aRequest, checkFence, committedHistory, provenHistory, stopped, t } from './support/fixtures.js';
+
+describe('node-not-ready (safety.md 2)', () => {
+  it.each(['Unknown', 'False'] as const)('is compliant when the node is Ready=%s', (ready) => {
+    expect(checkFence(nodeNotReady, { node: { ready } })).toEqual(Compliant);
+  });
+
+  it('refuses when the node is Ready', () => {
+    expect(checkFence(nodeNotReady, { node: { ready: 'True' } })).toMatchObject({
+      phase: 'Refused',
+      reason: 'NodeReady',
+      action: null,
+    });
+  });
+
+  it('refuses with NodeCameBack when the node turns Ready after the decision', () => {
+    expect(checkFence(nodeNotReady, { node: { ready: 'True' } }, aRequest(), provenHistory())).toMatchObject({
+      phase: 'Refused',
+      reason: 'NodeCameBack',
+    });
+  });
+});
+
+describe('lease-stale (safety.md 2)', () => {
+  it('is compliant when the Lease is older than the grace period', () => {
+    expect(checkFence(leaseStale, { at: 100, node: { leaseRenewTime: t(59) } })).toEqual(Compliant);
+  });
+
+  it('is compliant when the node has no Lease', () => {
+    expect(checkFence(leaseStale, { node: { leaseRenewTime: null } })).toEqual(Compliant);
+  });
+
+  it('refuses when the Lease was renewed within the grace period', () => {
+    expect(checkFence(leaseStale, { at: 100, node: { leaseRenewTime: t(61) } })).toMatchObject({
+      phase: 'Refused',
+      reason: 'LeaseFresh',
+    });
+  });
+
+  it('refuses when the Lease renewal is in the future (clock skew is not silence)', () => {
+    expect(checkFence(leaseStale, { at: 100, node: { leaseRenewTime: t(130) } })).toMatchObject({
+      reason: 'LeaseFresh',
+    });
+  });
+
+  it('refuses with NodeCameBack when the Lease is renewed after the decision', () => {
+    expect(
+      checkFence(leaseStale, { at: 100, node: { leaseRenewTime: t(95) } }, aRequest(), committedHistory()),
+    ).toMatchObject({
+      reason: 'NodeCameBack',
+    });
+  });
+
+  it('throws rather than guessing when the Lease time is unreadable', () => {
+    expect(() => checkFence(leaseStale, { node: { leaseRenewTime: 'yesterday' } })).toThrow(ValidationError);
+  });
+});
+
+describe('heartbeat-stale (safety.md 2)', () => {
+  it('is compliant when the status heartbeat is older than the grace period', () => {
+    expect(checkFence(heartbeatStale, { at: 100, node: { lastHeartbeat: t(10) } })).toEqual(Compliant);
+  });
+
+  it('refuses when the status heartbeat is within the grace period', () => {
+    expect(checkFence(heartbeatStale, { at: 100, node: { lastHeartbeat: t(90) } })).toMatchObject({
+      phase: 'Refused',
+      reason: 'HeartbeatFresh',
+    });
+  });
+});
+
+describe('instance-not-started-again (safety.md 2)', () => {
+  it('does not apply before the decision to fence', () => {
+    expect(checkFence(instanceNotStartedAgain, { power: { launchTime: t(5) } })).toEqual(NotApplicable);
+  });
+
+  it('is compliant while the instance is stopping from its old boot', () => {
+    const verdict = checkFence(
+      instanceNotStartedAgain,
+      { at: 20, power: { state: 'stopping' } },
+      aRequest(),
+      committedHistory(),
+    );
+    expect(verdict).toEqual(Compliant);
+  });
+
+  it('refuses when the instance was launched after the decision', () => {
+    const spec = { at: 60, power: { state: 'running', launchTime: t(30) } } as const;
+    expect(checkFence(instanceNotStartedAgain, spec, aRequest(), committedHistory())).toMatchObject({
+      phase: 'Refused',
+      reason: 'InstanceStartedAgain',
+    });
+  });
+
+  it('refuses when the instance runs again after it was proven off', () => {
+    expect(
+      checkFence(
+        instanceNotStartedAgain,
+        { at: 60, power: { state: 'pending' } },
+        aRequest(),
+        provenHistory(),
+      ),
+    ).toMatchObject({
+      reason: 'InstanceStartedAgain',
+    });
+  });
+
+  it('is compliant when the instance stays stopped after the proof', () => {
+    expect(
+      checkFence(instanceNotStartedAgain, { at: 60, power: stopped(60) }, aRequest(), provenHistory()),
+    ).toEqual(Compliant);
+  });
+});

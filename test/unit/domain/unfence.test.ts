@@ -1,0 +1,200 @@
+import { describe, expect, it } from 'vitest';
+import { Compliant, decideUnfence, NotApplicable } from '../../../lib/domain/index.js';
+import {
+  nodeReadyAgain,
+  powerCycled,
+  removeTaint,
+  taintOwned,
+  taintPresent,
+  unfenceDryRun,
+  unfenceInstanceOwned,
+  unfenceInstanceResolved,
+} from '../../../lib/domain/rules/unfence.js';
+import {
+  anUnfenceRequest,
+  checkUnfence,
+  fault,
+  freshHistory,
+  INSTANCE,
+  observe,
+  RUN,
+  stopped,
+  t,
+  taintedNode,
+} from './support/fixtures.js';
+
+/** Back after a power cycle: Ready, running, launched after the fence at t(45). */
+const back = {
+  at: 600,
+  node: taintedNode({ ready: 'True', resourceVersion: '2000' }),
+  power: { state: 'running', launchTime: t(500) },
+} as const;
+
+describe('taint-present (safety.md 7)', () => {
+  it('does not apply while the taint is on', () => {
+    expect(checkUnfence(taintPresent, back)).toEqual(NotApplicable);
+  });
+
+  it('reports Unfenced when no out-of-service taint is left', () => {
+    expect(checkUnfence(taintPresent, { ...back, node: { ready: 'True' } })).toMatchObject({
+      phase: 'Unfenced',
+      action: null,
+    });
+  });
+});
+
+describe('taint-owned (safety.md 6)', () => {
+  it('is compliant for a taint the fencer recorded', () => {
+    expect(checkUnfence(taintOwned, back)).toEqual(Compliant);
+  });
+
+  it('refuses to remove a taint the fencer did not add', () => {
+    const node = { ready: 'True', outOfServiceTaint: { present: true, ownedByFencer: false } } as const;
+    expect(checkUnfence(taintOwned, { ...back, node })).toMatchObject({
+      phase: 'Refused',
+      reason: 'TaintNotOwned',
+    });
+  });
+});
+
+describe('unfence-instance-resolved (safety.md 10)', () => {
+  it('is compliant when the providerID resolves', () => {
+    expect(checkUnfence(unfenceInstanceResolved, back)).toEqual(Compliant);
+  });
+
+  it('refuses when the providerID cannot be parsed', () => {
+    const instance = { resolved: false, problem: 'unparseable', detail: 'bad' } as const;
+    expect(checkUnfence(unfenceInstanceResolved, { ...back, instance })).toMatchObject({
+      reason: 'ProviderIdUnparseable',
+    });
+  });
+});
+
+describe('node-ready-again (safety.md 6)', () => {
+  it('does not apply once the node is Ready', () => {
+    expect(checkUnfence(nodeReadyAgain, back)).toEqual(NotApplicable);
+  });
+
+  it('waits while the node is not Ready yet', () => {
+    expect(checkUnfence(nodeReadyAgain, { ...back, node: taintedNode() })).toMatchObject({
+      phase: 'UnfenceAssess',
+      action: null,
+      reason: 'NodeNotReadyYet',
+      waitSeconds: 15,
+    });
+  });
+
+  it('refuses once it has waited longer than asked', () => {
+    expect(checkUnfence(nodeReadyAgain, { ...back, at: 1801, node: taintedNode() })).toMatchObject({
+      phase: 'Refused',
+      reason: 'NodeNotReadyYet',
+    });
+  });
+});
+
+describe('unfence-instance-owned (safety.md 3)', () => {
+  it('is compliant for the cluster’s instance', () => {
+    expect(checkUnfence(unfenceInstanceOwned, back)).toEqual(Compliant);
+  });
+
+  it('refuses evidence from an instance of another cluster', () => {
+    const ownership = { owned: false, reason: 'wrong-cluster', detail: 'tag missing' } as const;
+    expect(checkUnfence(unfenceInstanceOwned, { ...back, ownership })).toMatchObject({
+      reason: 'InstanceNotOwned',
+    });
+  });
+
+  it('waits when ownership cannot be checked', () => {
+    expect(checkUnfence(unfenceInstanceOwned, { ...back, ownership: fault() })).toMatchObject({
+      reason: 'ProviderApiError',
+    });
+  });
+});
+
+describe('power-cycled (safety.md 6)', () => {
+  it('is compliant when the instance runs from a boot later than the fence', () => {
+    expect(checkUnfence(powerCycled, back)).toEqual(Compliant);
+  });
+
+  it('keeps the taint when the node came back without a power cycle', () => {
+    expect(
+      checkUnfence(powerCycled, { ...back, power: { state: 'running', launchTime: t(-86_400) } }),
+    ).toMatchObject({
+      phase: 'UnfenceAssess',
+      action: null,
+      reason: 'NoPowerCycleSinceFence',
+    });
+  });
+
+  it('keeps the taint when the provider gives no launch time', () => {
+    expect(
+      checkUnfence(powerCycled, { ...back, power: { state: 'running', launchTime: undefined } }),
+    ).toMatchObject({
+      reason: 'NoPowerCycleSinceFence',
+    });
+  });
+
+  it('keeps the taint while the instance is not running', () => {
+    expect(
+      checkUnfence(powerCycled, { ...back, power: { ...stopped(600), launchTime: t(500) } }),
+    ).toMatchObject({
+      reason: 'NoPowerCycleSinceFence',
+    });
+  });
+
+  it('waits when the provider API fails', () => {
+    expect(checkUnfence(powerCycled, { ...back, power: fault() })).toMatchObject({
+      reason: 'ProviderApiError',
+    });
+  });
+});
+
+describe('unfence-dry-run (safety.md 8)', () => {
+  it('does not apply to a real run', () => {
+    expect(checkUnfence(unfenceDryRun, back)).toEqual(NotApplicable);
+  });
+
+  it('reports what it would remove and removes nothing', () => {
+    expect(checkUnfence(unfenceDryRun, back, anUnfenceRequest({ dryRun: true }))).toMatchObject({
+      phase: 'DryRunReported',
+      action: null,
+    });
+  });
+});
+
+describe('remove-taint (safety.md 6)', () => {
+  it('removes the fencer’s taint conditionally on the observed resourceVersion and fence run', () => {
+    expect(checkUnfence(removeTaint, back)).toMatchObject({
+      phase: 'Unfence',
+      action: { kind: 'remove-taint', expectedResourceVersion: '2000', fenceRunId: RUN },
+    });
+  });
+});
+
+describe('decideUnfence', () => {
+  it('removes the taint, then reports Unfenced', () => {
+    const first = decideUnfence(observe(back), anUnfenceRequest(), freshHistory());
+    expect(first).toMatchObject({
+      phase: 'Unfence',
+      done: false,
+      action: { kind: 'remove-taint', node: 'worker-1' },
+    });
+    const second = decideUnfence(
+      observe({ ...back, at: 601, node: { ready: 'True' } }),
+      anUnfenceRequest(),
+      first.history,
+    );
+    expect(second).toMatchObject({ phase: 'Unfenced', done: true, action: null });
+    expect(second.history.steps.map((s) => s.phase)).toEqual(['Unfence', 'Unfenced']);
+  });
+
+  it('never removes a taint while the instance is the one that was fenced and never restarted', () => {
+    const decision = decideUnfence(
+      observe({ ...back, power: { state: 'running', launchTime: t(-5) } }),
+      anUnfenceRequest(),
+      freshHistory(),
+    );
+    expect(decision.action).toBeNull();
+    expect(decision.evidence.join('\n')).toContain(INSTANCE);
+  });
+});
