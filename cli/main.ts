@@ -1,6 +1,10 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import { registerDemo } from './commands/demo.js';
+import { registerFence } from './commands/fence.js';
+import { registerStatus } from './commands/status.js';
+import { registerUnfence } from './commands/unfence.js';
+import { EXIT_CODES_HELP, ExitCode } from './exit-codes.js';
 import { reportFatal } from './fatal.js';
 
 const program = new Command()
@@ -8,12 +12,24 @@ const program = new Command()
   .description(
     'kube-fencer: prove a dead Kubernetes node is powered off through the cloud API, then release its ReadWriteOnce volumes.',
   )
-  .showHelpAfterError();
+  .showHelpAfterError('(run with --help for usage)')
+  .exitOverride()
+  .addHelpText('after', `\n${EXIT_CODES_HELP}`);
 
+registerFence(program);
+registerUnfence(program);
+registerStatus(program);
 registerDemo(program);
 
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
-  process.exitCode = reportFatal(err);
+  const code = (err as { code?: string; exitCode?: number }).code;
+  if (code === 'commander.helpDisplayed' || code === 'commander.version' || code === 'commander.help') {
+    process.exitCode = ExitCode.Ok;
+  } else if (code?.startsWith('commander.')) {
+    process.exitCode = ExitCode.Usage;
+  } else {
+    process.exitCode = reportFatal(err);
+  }
 }

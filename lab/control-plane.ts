@@ -35,6 +35,8 @@ export const KCM_CONTROLLERS = [
 export interface ControlPlane {
   readonly server: string;
   readonly kubeconfigPath: string;
+  /** A kubeconfig for user `kube-fencer`, bound to deploy/rbac.yaml and audited. */
+  readonly fencerKubeconfigPath: string;
   readonly processes: readonly ManagedProcess[];
   stop(): Promise<void>;
 }
@@ -45,6 +47,24 @@ interface StartControlPlaneOptions {
   readonly pki: LabPki;
   readonly timings: ControlPlaneTimings;
   readonly onStep?: (message: string) => void;
+}
+
+function writeAuditPolicy(runDir: string): string {
+  const path = join(runDir, 'audit-policy.yaml');
+  writeFileSync(
+    path,
+    [
+      'apiVersion: audit.k8s.io/v1',
+      'kind: Policy',
+      'omitStages: [RequestReceived]',
+      'rules:',
+      '  - level: Metadata',
+      '    users: [kube-fencer]',
+      '  - level: None',
+      '',
+    ].join('\n'),
+  );
+  return path;
 }
 
 /** Starts etcd, kube-apiserver, kube-controller-manager and kube-scheduler on loopback, in that order. */
@@ -112,6 +132,10 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
         '--disable-admission-plugins=ServiceAccount',
         `--default-not-ready-toleration-seconds=${timings.evictionTolerationSeconds}`,
         `--default-unreachable-toleration-seconds=${timings.evictionTolerationSeconds}`,
+        // Every request by the fencer's own user is audited, so tests can prove what it did and did not do.
+        `--audit-policy-file=${writeAuditPolicy(runDir)}`,
+        `--audit-log-path=${join(logDir, 'audit.log')}`,
+        '--audit-log-format=json',
         '--profiling=false',
         '--v=1',
       ],
@@ -129,6 +153,8 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
 
     const kubeconfigPath = join(runDir, 'admin.kubeconfig');
     writeFileSync(kubeconfigPath, kubeconfigYaml(server, pki.caCert, pki.adminToken), { mode: 0o600 });
+    const fencerKubeconfigPath = join(runDir, 'fencer.kubeconfig');
+    writeFileSync(fencerKubeconfigPath, kubeconfigYaml(server, pki.caCert, pki.fencerToken), { mode: 0o600 });
 
     const kcm = startProcess({
       name: 'kube-controller-manager',
@@ -178,7 +204,7 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
       waitUntil(scheduler, healthy(schedPort), 60_000),
     ]);
     options.onStep?.('kube-controller-manager and kube-scheduler ready');
-    return { server, kubeconfigPath, processes, stop };
+    return { server, kubeconfigPath, fencerKubeconfigPath, processes, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -24,7 +24,8 @@ import {
   stopInstance,
 } from './ec2-emulator.js';
 import { KubeletFleet, type SimulatedNode } from './kubelets.js';
-import { cacheRoot } from './paths.js';
+import { applyManifest } from './manifests.js';
+import { cacheRoot, REPO_ROOT } from './paths.js';
 import { makePki } from './pki.js';
 import { type ManagedProcess, reapOrphans } from './process.js';
 import { waitForNodesReady } from './readiness.js';
@@ -47,6 +48,20 @@ export interface LabOptions {
 
 export interface LabNode extends SimulatedNode {}
 
+/** The fields of a kube-apiserver audit event that tests look at. */
+export interface AuditEvent {
+  readonly verb: string;
+  readonly user: { readonly username: string };
+  readonly objectRef?: {
+    readonly resource?: string;
+    readonly namespace?: string;
+    readonly name?: string;
+    readonly subresource?: string;
+  };
+  readonly responseStatus?: { readonly code?: number };
+  readonly requestReceivedTimestamp: string;
+}
+
 /** A running lab: a real control plane, a CSI attacher, an EC2 emulator and simulated kubelets. */
 export interface Lab {
   readonly cluster: string;
@@ -54,6 +69,10 @@ export interface Lab {
   readonly runDir: string;
   readonly kubeconfigPath: string;
   readonly kubeConfig: KubeConfig;
+  /** Kubeconfig of user `kube-fencer`: only what deploy/rbac.yaml grants, and every request audited. */
+  readonly fencerKubeconfigPath: string;
+  /** Environment for running `fencer` against this lab (EC2 endpoint, region, credentials, cluster). */
+  readonly fencerEnv: Readonly<Record<string, string>>;
   readonly ec2: { readonly endpoint: string; readonly region: string; readonly client: EC2Client };
   readonly nodes: readonly LabNode[];
   /** The lab's processes (the simulated kubelets run inside the caller's process). */
@@ -65,11 +84,22 @@ export interface Lab {
   crash(name: string): Promise<void>;
   /** Power the instance on again (a new launch time) and let the kubelet come back. */
   restore(name: string): Promise<void>;
+  /** The partition heals: the kubelet comes back without the instance being touched. */
+  reconnect(name: string): Promise<void>;
+  /** The API server's audit events for user `kube-fencer`, oldest first. */
+  fencerRequests(): readonly AuditEvent[];
   /** Path of a component's log file (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, csi-attacher, csi-controller, ec2-emulator, kubelets). */
   logFile(component: string): string;
   readLog(component: string): string;
   stop(): Promise<void>;
 }
+
+const readLines = (path: string): string[] =>
+  existsSync(path)
+    ? readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+    : [];
 
 const nodeName = (i: number): string => `node-${String.fromCharCode('a'.charCodeAt(0) + i)}`;
 const runsRoot = (): string => join(cacheRoot(), 'runs');
@@ -145,6 +175,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       nodes.push({ name, instanceId, zone, region, providerID: `aws:///${zone}/${instanceId}` });
     }
 
+    await applyManifest(kubeConfig, join(REPO_ROOT, 'deploy', 'rbac.yaml'));
     const csi = await startCsi({
       binDir,
       runDir,
@@ -185,6 +216,14 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       runDir,
       kubeconfigPath: controlPlane.kubeconfigPath,
       kubeConfig,
+      fencerKubeconfigPath: controlPlane.fencerKubeconfigPath,
+      fencerEnv: {
+        AWS_ENDPOINT_URL_EC2: emulator.endpoint,
+        AWS_REGION: region,
+        AWS_ACCESS_KEY_ID: emulator.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: emulator.secretAccessKey,
+        FENCER_CLUSTER: cluster,
+      },
       ec2: { endpoint: emulator.endpoint, region, client: ec2 },
       nodes,
       components: [
@@ -203,6 +242,13 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
         await startInstance(ec2, node(name).instanceId);
         await theFleet.revive(name);
       },
+      async reconnect(name) {
+        await theFleet.revive(node(name).name);
+      },
+      fencerRequests: () =>
+        readLines(logFile('audit'))
+          .map((line) => JSON.parse(line) as AuditEvent)
+          .filter((e) => e.user.username === 'kube-fencer'),
       logFile,
       readLog: (component) =>
         existsSync(logFile(component)) ? readFileSync(logFile(component), 'utf8') : '',

@@ -15,6 +15,8 @@ export interface LabPki {
   readonly tokenFile: string;
   /** Token of `lab-admin` (group system:masters), shared by every lab component. */
   readonly adminToken: string;
+  /** Token of user `kube-fencer`, which has only what deploy/rbac.yaml grants. */
+  readonly fencerToken: string;
 }
 
 /** Makes a throwaway CA, a loopback serving certificate and a static admin token (openssl). */
@@ -82,7 +84,12 @@ export function makePki(dir: string): LabPki {
   run(['rsa', '-in', 'sa.key', '-pubout', '-out', 'sa.pub']);
   const adminToken = randomBytes(32).toString('hex');
   const tokenFile = join(dir, 'tokens.csv');
-  writeFileSync(tokenFile, `${adminToken},lab-admin,lab-admin-uid,system:masters\n`, { mode: 0o600 });
+  const fencerToken = randomBytes(32).toString('hex');
+  writeFileSync(
+    tokenFile,
+    `${adminToken},lab-admin,lab-admin-uid,system:masters\n${fencerToken},kube-fencer,kube-fencer-uid\n`,
+    { mode: 0o600 },
+  );
   return {
     dir,
     caCert: join(dir, 'ca.crt'),
@@ -92,6 +99,7 @@ export function makePki(dir: string): LabPki {
     saPrivateKey: join(dir, 'sa.key'),
     tokenFile,
     adminToken,
+    fencerToken,
   };
 }
 

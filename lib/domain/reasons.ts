@@ -25,6 +25,7 @@ export const Reason = {
   // Bounded blast radius (rule 4)
   TooManyUnhealthy: 'TooManyUnhealthy',
   TooManyInFlight: 'TooManyInFlight',
+  AlreadyInProgress: 'AlreadyInProgress',
   ControlPlaneNotAllowed: 'ControlPlaneNotAllowed',
   OptedOut: 'OptedOut',
   // Proof before release (rule 1) and the provider
@@ -59,6 +60,7 @@ export const REASON_SENTENCES: Readonly<Record<Reason, string>> = {
   TargetChanged: 'The node or its instance changed identity during the run.',
   TooManyUnhealthy: 'Too many nodes are unhealthy at once; the network, not the nodes, is probably broken.',
   TooManyInFlight: 'Too many fencings are already in flight in this cluster.',
+  AlreadyInProgress: 'Another run is already fencing this node; this run waits for it.',
   ControlPlaneNotAllowed: 'The node is a control-plane node and fencing control-plane nodes is not allowed.',
   OptedOut: 'The node has opted out of fencing by annotation.',
   InstanceNotStoppable: 'The instance cannot be stopped (one-time Spot) and terminating it is not allowed.',

@@ -4,7 +4,7 @@
  */
 export const PollSeconds = {
   /** Between looks at an instance that is stopping. */
-  ConfirmOff: 5,
+  ConfirmOff: 2,
   /** Between looks at pods, VolumeAttachments and disks clearing. */
   Drain: 5,
   /** After a provider fault, before asking again. */

@@ -88,6 +88,22 @@ export interface MutationOptions {
   readonly dryRun: boolean;
 }
 
+/**
+ * A node write conditional on the node as observed: with `expectedResourceVersion`, a node that
+ * changed since (a heartbeat, a status update) makes the write fail with ConflictError instead of
+ * being retried, so the next step re-checks it before acting (safety.md rule 2).
+ */
+export interface NodeWriteOptions extends MutationOptions {
+  readonly expectedResourceVersion?: string;
+}
+
+/** A live claim on the right to fence a node. */
+export interface FencingClaim {
+  readonly node: string;
+  readonly runId: string;
+  readonly renewedAt: string;
+}
+
 /** An Event recorded on a Node for the audit trail. */
 export interface NodeEvent {
   readonly type: 'Normal' | 'Warning';
@@ -123,14 +139,14 @@ export interface Cluster {
     node: string,
     taint: Taint,
     annotations: Readonly<Record<string, string>>,
-    options: MutationOptions,
+    options: NodeWriteOptions,
   ): Promise<'added' | 'already-present'>;
   /** Removes the taint with `key` (same read-modify-write) and deletes the named annotations in the same update. */
   removeTaint(
     node: string,
     key: string,
     removeAnnotations: readonly string[],
-    options: MutationOptions,
+    options: NodeWriteOptions,
   ): Promise<'removed' | 'absent'>;
   /** Sets (string) or deletes (null) node annotations, with resourceVersion. */
   annotateNode(
@@ -162,6 +178,8 @@ export interface Cluster {
     limits: { readonly maxInFlight: number; readonly ttlSeconds: number },
   ): Promise<ClaimResult>;
   releaseFencing(node: string, runId: string): Promise<void>;
+  /** The claims renewed within `ttlSeconds`: the fencings in flight. */
+  listFencingClaims(ttlSeconds: number): Promise<readonly FencingClaim[]>;
 
   /**
    * Resolves when something about `node` may have changed (its Node object, its pods, its

@@ -1,19 +1,24 @@
 /**
- * Errors of the AWS EC2 adapter. Their `name`s are a contract: the app layer and Step Functions
- * retry and catch on them. (Kept minimal until they are unified with `lib/domain/errors.ts`.)
+ * Errors of the AWS EC2 adapter: the domain's error classes (whose `name`s Step Functions retries
+ * and catches on) with the EC2 details an operator needs.
  */
+import {
+  ProviderApiError as DomainProviderApiError,
+  ProviderIdError as DomainProviderIdError,
+  ValidationError,
+} from '../../domain/errors.js';
 
 /** A node's `spec.providerID` that does not name an EC2 instance (safety.md rule 10: an error, not a guess). */
-export class ProviderIdError extends Error {
-  override readonly name = 'ProviderIdError';
-  /** The providerID as given. */
-  readonly providerId: string | undefined;
+export class ProviderIdError extends DomainProviderIdError {
   /** Why it was refused, in words an operator understands. */
   readonly reason: string;
 
   constructor(providerId: string | undefined, reason: string, options?: ErrorOptions) {
-    super(`cannot use providerID ${JSON.stringify(providerId ?? null)}: ${reason}`, options);
-    this.providerId = providerId;
+    super(`cannot use providerID ${JSON.stringify(providerId ?? null)}: ${reason}`, {
+      providerId,
+      problem: providerId ? 'unparseable' : 'missing',
+      cause: options?.cause,
+    });
     this.reason = reason;
   }
 }
@@ -36,9 +41,8 @@ export interface ProviderApiErrorDetails {
  * An EC2 call that failed after the SDK's own retries. Never evidence of anything: a caller must
  * not read "off" (or "on") into it.
  */
-export class ProviderApiError extends Error {
-  override readonly name = 'ProviderApiError';
-  readonly operation: string;
+export class ProviderApiError extends DomainProviderApiError {
+  override readonly operation: string;
   readonly code: string;
   readonly instanceId: string | undefined;
   readonly httpStatus: number | undefined;
@@ -48,7 +52,7 @@ export class ProviderApiError extends Error {
   constructor(details: ProviderApiErrorDetails, message: string, options?: ErrorOptions) {
     super(
       `EC2 ${details.operation}${details.instanceId ? ` for ${details.instanceId}` : ''} failed: ${details.code}: ${message}`,
-      options,
+      { operation: details.operation, cause: options?.cause },
     );
     this.operation = details.operation;
     this.code = details.code;
@@ -64,8 +68,7 @@ export class ProviderApiError extends Error {
  * the client is configured for another region). Asking the wrong region about an instance answers
  * "not found", which must never be read as proof that it is off.
  */
-export class RegionMismatchError extends Error {
-  override readonly name = 'RegionMismatchError';
+export class RegionMismatchError extends ValidationError {
   readonly instanceId: string;
   /** The fencer's configured region. */
   readonly region: string;

@@ -21,11 +21,16 @@ export function unhealthyCount(ctx: FenceContext): number {
   return names.size;
 }
 
-/** Whether the unhealthy nodes exceed either limit. */
+/**
+ * Whether the unhealthy nodes exceed either limit. Like the node-lifecycle controller's zone
+ * disruption rule, the fraction only speaks once more than one node is unhealthy: a single dead node
+ * is not a sign of a broken network, even in a two-node cluster.
+ */
 export function tooManyUnhealthy(ctx: FenceContext): boolean {
   const count = unhealthyCount(ctx);
   const { maxUnhealthyNodes, maxUnhealthyFraction } = ctx.request.limits;
-  return count > maxUnhealthyNodes || count / ctx.observation.cluster.totalNodes > maxUnhealthyFraction;
+  const fractionExceeded = count > 1 && count / ctx.observation.cluster.totalNodes > maxUnhealthyFraction;
+  return count > maxUnhealthyNodes || fractionExceeded;
 }
 
 /** Other nodes' fencings in flight (this node never counts against itself). */

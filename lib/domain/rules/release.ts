@@ -160,7 +160,7 @@ export const drained: FenceRule = {
       ctx,
       Phase.Drain,
       PollSeconds.Drain,
-      `Waiting for ${left.length} things to clear from node ${ctx.request.node}.`,
+      `Waiting for node ${ctx.request.node} to clear: ${left.join('; ')}.`,
       left,
       disks.ok ? null : Reason.ProviderApiError,
     );

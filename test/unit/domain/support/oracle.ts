@@ -42,7 +42,8 @@ export function looksAlive(observation: Observation, limits: FenceLimits): boole
 export function exceedsUnhealthy(observation: Observation, limits: FenceLimits): boolean {
   const count = new Set([...observation.cluster.unhealthyNodes, NODE]).size;
   return (
-    count > limits.maxUnhealthyNodes || count / observation.cluster.totalNodes > limits.maxUnhealthyFraction
+    count > limits.maxUnhealthyNodes ||
+    (count > 1 && count / observation.cluster.totalNodes > limits.maxUnhealthyFraction)
   );
 }
 

@@ -1,0 +1,64 @@
+import type { Command } from 'commander';
+import { runFence } from '../../lib/app/run-loop.js';
+import { parseFenceRequest } from '../../lib/config/fence-request.js';
+import { depsFromOptions, requireOption } from '../context.js';
+import { EXIT_CODES_HELP } from '../exit-codes.js';
+import { addConnectionOptions, addFenceOptions, type FenceOptions } from '../options.js';
+import { exitCodeFor, printReport, progressHandlers } from './report-output.js';
+
+const HELP = `
+What it does, in order (each step re-checks everything before acting):
+  1. refuses if the node is Ready, its Lease is fresh, its instance is not tagged
+     kubernetes.io/cluster/<cluster>, it is a control-plane node or opted out
+     (annotation kube-fencer.io/opt-out), or too many nodes are unhealthy / being fenced;
+  2. powers the instance off through EC2 (StopInstances --force) and waits until EC2
+     reports it stopped: that is the proof;
+  3. taints the node node.kubernetes.io/out-of-service=nodeshutdown:NoExecute, so
+     Kubernetes evicts its pods and force-detaches its volumes;
+  4. waits until the node's pods and VolumeAttachments are gone and EBS reports the disks
+     detached. It never deletes a VolumeAttachment itself (only --strategy legacy on
+     clusters older than 1.26 does).
+Un-fence later with: fencer unfence NODE
+
+Examples:
+  fencer fence ip-10-0-1-23.ec2.internal --cluster prod --region eu-west-1 --dry-run
+  fencer fence ip-10-0-1-23.ec2.internal --cluster prod --region eu-west-1
+  fencer fence node-a --cluster prod --output json > report.json
+
+${EXIT_CODES_HELP}`;
+
+export function registerFence(program: Command): void {
+  const command = program
+    .command('fence')
+    .argument('<node>', 'name of the Kubernetes node to fence')
+    .description('prove a dead node powered off through the cloud API, then release its volumes');
+  addFenceOptions(addConnectionOptions(command))
+    .addHelpText('after', HELP)
+    .action(async (node: string, options: FenceOptions) => {
+      const deps = depsFromOptions(options);
+      const request = parseFenceRequest({
+        node,
+        cluster: requireOption(options.cluster, '--cluster', 'or set FENCER_CLUSTER'),
+        dryRun: options.dryRun,
+        strategy: options.strategy,
+        accelerate: options.accelerate,
+        allowTerminate: options.allowTerminate,
+        skipOsShutdown: options.skipOsShutdown,
+        limits: {
+          maxUnhealthyNodes: options.maxUnhealthy,
+          maxUnhealthyFraction: options.maxUnhealthyFraction,
+          maxInFlight: options.maxInFlight,
+          allowControlPlane: options.allowControlPlane,
+          leaseGraceSeconds: options.leaseGrace,
+          powerOffDeadlineSeconds: options.powerOffDeadline,
+          drainDeadlineSeconds: options.drainDeadline,
+        },
+      });
+      const report = await runFence(deps, request, {
+        timeoutSeconds: options.timeout,
+        ...progressHandlers(options.output),
+      });
+      printReport(report, options.output);
+      process.exitCode = exitCodeFor(report);
+    });
+}

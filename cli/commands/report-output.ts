@@ -1,0 +1,36 @@
+import type { StepDecision } from '../../lib/app/outcome.js';
+import type { RunReport } from '../../lib/app/report.js';
+import { ExitCode } from '../exit-codes.js';
+import { renderReport, stepLine } from '../render.js';
+
+/** Text mode shows each step as it happens; JSON mode prints only the final report. */
+export function progressHandlers(output: 'text' | 'json'): {
+  onStep?: (step: StepDecision) => void;
+  onRetry?: (error: Error) => void;
+} {
+  if (output === 'json') return {};
+  const started = new Date().toISOString();
+  return {
+    onStep: (step) => process.stdout.write(`${stepLine(started, step)}\n`),
+    onRetry: (error) => process.stdout.write(`          retrying after ${error.name}: ${error.message}\n`),
+  };
+}
+
+export function printReport(report: RunReport, output: 'text' | 'json'): void {
+  process.stdout.write(
+    output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : `\n${renderReport(report)}\n`,
+  );
+}
+
+export function exitCodeFor(report: RunReport): number {
+  switch (report.outcome) {
+    case 'fenced':
+    case 'unfenced':
+    case 'dry-run':
+      return ExitCode.Ok;
+    case 'refused':
+      return ExitCode.Refused;
+    default:
+      return ExitCode.Failed;
+  }
+}

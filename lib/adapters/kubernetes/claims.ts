@@ -1,0 +1,109 @@
+/**
+ * The pure half of fencing claims: what the claims annotation holds, which claims are still live,
+ * and whether a new claim fits the in-flight limit (safety.md rule 4). The shared Lease that makes
+ * it atomic is in `claim-lease.ts`.
+ */
+import { ValidationError } from '../../domain/errors.js';
+import type { ClaimResult } from '../../ports/cluster.js';
+
+/** The annotation on the coordination Lease that holds the claims, as JSON {@link Claims}. */
+export const CLAIMS_ANNOTATION = 'kube-fencer.io/claims';
+
+/** One run's claim on one node. */
+export interface Claim {
+  readonly runId: string;
+  /** Last claim or renewal, ISO 8601. */
+  readonly renewedAt: string;
+}
+
+/** Claims by node name. */
+export type Claims = Readonly<Record<string, Claim>>;
+
+/** The in-flight limit and how long a claim lives without renewal. */
+export interface ClaimLimits {
+  readonly maxInFlight: number;
+  readonly ttlSeconds: number;
+}
+
+const isClaim = (value: unknown): value is Claim => {
+  if (typeof value !== 'object' || value === null) return false;
+  const { runId, renewedAt } = value as Record<string, unknown>;
+  return typeof runId === 'string' && typeof renewedAt === 'string' && !Number.isNaN(Date.parse(renewedAt));
+};
+
+/**
+ * Parses the annotation (absent or empty: no claims). A malformed value is an error, not an empty
+ * set: reading it as "nothing in flight" would lift the limit for every run (safety.md rule 10).
+ */
+export const parseClaims = (text: string | undefined, where: string): Claims => {
+  if (text === undefined || text.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ValidationError(`${where}: annotation ${CLAIMS_ANNOTATION} is not JSON; fix or delete it`, {
+      cause: error,
+    });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ValidationError(`${where}: annotation ${CLAIMS_ANNOTATION} is not an object of claims by node`);
+  }
+  const claims: Record<string, Claim> = {};
+  for (const [node, claim] of Object.entries(parsed)) {
+    if (!isClaim(claim)) {
+      throw new ValidationError(
+        `${where}: annotation ${CLAIMS_ANNOTATION} has a malformed claim for ${node}: ${JSON.stringify(claim)}`,
+      );
+    }
+    claims[node] = { runId: claim.runId, renewedAt: claim.renewedAt };
+  }
+  return claims;
+};
+
+/** The annotation value; keys sorted so that equal claims serialise equally. */
+export const serializeClaims = (claims: Claims): string =>
+  JSON.stringify(Object.fromEntries(Object.entries(claims).sort(([a], [b]) => a.localeCompare(b))));
+
+/** The claims renewed within the last `ttlSeconds`. A claim dated in the future (clock skew) is live. */
+export const liveClaims = (claims: Claims, now: Date, ttlSeconds: number): Claims =>
+  Object.fromEntries(
+    Object.entries(claims).filter(
+      ([, claim]) => now.getTime() - Date.parse(claim.renewedAt) < ttlSeconds * 1000,
+    ),
+  );
+
+/** What a claim attempt decided: the answer, and the claims to write when it is granted. */
+export interface ClaimDecision {
+  readonly result: ClaimResult;
+  /** The new annotation content (expired claims dropped); absent when nothing is written. */
+  readonly next?: Claims;
+}
+
+/**
+ * Decides a claim on `node` for `runId`. A live claim by another run wins; the same run renews its
+ * claim; otherwise the claim is granted while fewer than `maxInFlight` live claims exist.
+ */
+export const decideClaim = (
+  claims: Claims,
+  node: string,
+  runId: string,
+  limits: ClaimLimits,
+  now: Date,
+): ClaimDecision => {
+  const live = liveClaims(claims, now, limits.ttlSeconds);
+  const existing = live[node];
+  if (existing && existing.runId !== runId) {
+    return { result: { granted: false, reason: 'claimed-by-other', holder: existing.runId } };
+  }
+  if (!existing && Object.keys(live).length >= limits.maxInFlight) {
+    return { result: { granted: false, reason: 'in-flight-limit', inFlight: Object.keys(live).sort() } };
+  }
+  const next: Claims = { ...live, [node]: { runId, renewedAt: now.toISOString() } };
+  return { result: { granted: true, inFlight: Object.keys(next).sort() }, next };
+};
+
+/** The claims without `node`'s claim by `runId`, or `undefined` when it holds none (another run's stays). */
+export const withoutClaim = (claims: Claims, node: string, runId: string): Claims | undefined => {
+  if (claims[node]?.runId !== runId) return undefined;
+  return Object.fromEntries(Object.entries(claims).filter(([name]) => name !== node));
+};

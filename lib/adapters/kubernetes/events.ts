@@ -1,0 +1,74 @@
+import type { CoreV1Api, CoreV1Event } from '@kubernetes/client-node';
+import type { NodeEvent } from '../../ports/cluster.js';
+import { isNotFound, serverMessage, statusOf } from './errors.js';
+import type { KubeClusterLogger } from './logger.js';
+
+/** Events about cluster-scoped objects live in `default`, where `kubectl describe node` finds them. */
+const EVENT_NAMESPACE = 'default';
+/** What the events.k8s.io API allows for a note; longer messages are cut rather than refused. */
+const MAX_MESSAGE_LENGTH = 1024;
+
+/** Who reports the Event. */
+export interface EventReporter {
+  /** `source.component` and `reportingComponent`. */
+  readonly component: string;
+  /** `reportingInstance`, e.g. the host or Lambda function that ran the step. */
+  readonly instance: string;
+}
+
+/** A core/v1 Event on Node `node` (uid when known), stamped `now`. Pure, so it can be checked without a cluster. */
+export const nodeEventBody = (
+  node: { readonly name: string; readonly uid?: string },
+  event: NodeEvent,
+  reporter: EventReporter,
+  now: Date,
+): CoreV1Event => ({
+  metadata: { generateName: `${node.name}.`, namespace: EVENT_NAMESPACE },
+  involvedObject: { apiVersion: 'v1', kind: 'Node', name: node.name, ...(node.uid ? { uid: node.uid } : {}) },
+  type: event.type,
+  reason: event.reason,
+  action: event.action,
+  message:
+    event.message.length > MAX_MESSAGE_LENGTH
+      ? `${event.message.slice(0, MAX_MESSAGE_LENGTH - 1)}…`
+      : event.message,
+  source: { component: reporter.component },
+  reportingComponent: reporter.component,
+  reportingInstance: reporter.instance,
+  firstTimestamp: now,
+  lastTimestamp: now,
+  count: 1,
+});
+
+/**
+ * Records an Event on a Node, best effort: the audit trail must never be the reason a fencing
+ * step fails, so any error is logged and swallowed. The node's uid links the Event to this
+ * incarnation of the node; a node that is gone still gets its Event, by name.
+ */
+export async function recordNodeEvent(
+  core: CoreV1Api,
+  node: string,
+  event: NodeEvent,
+  reporter: EventReporter,
+  logger: KubeClusterLogger,
+  now: Date,
+): Promise<void> {
+  try {
+    let uid: string | undefined;
+    try {
+      uid = (await core.readNode({ name: node })).metadata?.uid;
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+    const body = nodeEventBody({ name: node, uid }, event, reporter, now);
+    await core.createNamespacedEvent({ namespace: EVENT_NAMESPACE, body });
+  } catch (error) {
+    logger.warn('could not record a Kubernetes Event on the node', {
+      node,
+      reason: event.reason,
+      eventMessage: event.message,
+      statusCode: statusOf(error),
+      error: serverMessage(error),
+    });
+  }
+}

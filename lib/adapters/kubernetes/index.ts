@@ -1,0 +1,6 @@
+/** Kubernetes implementation of the Cluster port, on @kubernetes/client-node. */
+export { CLAIMS_ANNOTATION } from './claims.js';
+export { ConflictError, KubernetesApiError } from './errors.js';
+export { KubeCluster, type KubeClusterProps } from './kube-cluster.js';
+export type { KubeClusterLogger } from './logger.js';
+export type { ConflictRetryPolicy } from './retry.js';

@@ -1,0 +1,116 @@
+/**
+ * Pure mapping from client-node objects to the Cluster port's views (nodes, leases, pods, version).
+ * client-node 2.x turns `date-time` fields into `Date` but leaves `MicroTime` ones (Lease times) as
+ * strings, so every timestamp goes through {@link isoTime}.
+ */
+import type { V1Lease, V1Node, V1Pod, V1Taint, V1Toleration, VersionInfo } from '@kubernetes/client-node';
+import type { LeaseView, NodeView, PodView, ServerVersion, Taint } from '../../ports/cluster.js';
+
+/** A Kubernetes timestamp as ISO 8601, whichever form client-node left it in. */
+export const isoTime = (value: Date | string | undefined | null): string | undefined => {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  return Number.isNaN(value.getTime()) ? undefined : value.toISOString();
+};
+
+/** A node taint as the port sees it (the API server admits only the port's three effects). */
+export const toTaint = (taint: V1Taint): Taint => ({
+  key: taint.key,
+  ...(taint.value !== undefined && taint.value !== '' ? { value: taint.value } : {}),
+  effect: taint.effect as Taint['effect'],
+  ...(taint.timeAdded ? { timeAdded: isoTime(taint.timeAdded) } : {}),
+});
+
+const READY_STATUSES: ReadonlySet<string> = new Set(['True', 'False', 'Unknown']);
+
+/** The Node as plain data: Ready condition, heartbeat, providerID, taints, labels, annotations. */
+export const toNodeView = (node: V1Node): NodeView => {
+  const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+  return {
+    name: node.metadata?.name ?? '',
+    uid: node.metadata?.uid ?? '',
+    resourceVersion: node.metadata?.resourceVersion ?? '',
+    createdAt: isoTime(node.metadata?.creationTimestamp) ?? '',
+    // A status outside the three the API defines is not proof of anything: treat it as Unknown.
+    ready: ready
+      ? ((READY_STATUSES.has(ready.status) ? ready.status : 'Unknown') as NodeView['ready'])
+      : 'Missing',
+    readySince: isoTime(ready?.lastTransitionTime),
+    lastHeartbeat: isoTime(ready?.lastHeartbeatTime),
+    providerId: node.spec?.providerID || undefined,
+    unschedulable: node.spec?.unschedulable === true,
+    labels: { ...node.metadata?.labels },
+    annotations: { ...node.metadata?.annotations },
+    taints: (node.spec?.taints ?? []).map(toTaint),
+  };
+};
+
+/** A node's heartbeat Lease (`kube-node-lease/<node>`). */
+export const toLeaseView = (lease: V1Lease): LeaseView => ({
+  holder: lease.spec?.holderIdentity || undefined,
+  renewTime: isoTime(lease.spec?.renewTime as Date | string | undefined),
+  durationSeconds: lease.spec?.leaseDurationSeconds,
+});
+
+/**
+ * Whether a toleration lets a pod stay through every NoExecute taint, forever: no key with
+ * `Exists`, an empty or NoExecute effect, and no `tolerationSeconds` (which would evict it later).
+ */
+export const toleratesEveryNoExecute = (toleration: V1Toleration): boolean =>
+  toleration.operator === 'Exists' &&
+  !toleration.key &&
+  (!toleration.effect || toleration.effect === 'NoExecute') &&
+  (toleration.tolerationSeconds === undefined || toleration.tolerationSeconds === null);
+
+/**
+ * The PVCs a pod mounts: named claims, and the claims Kubernetes creates for generic ephemeral
+ * volumes (`<pod>-<volume>`), which are just as bound to one node's disk.
+ */
+export const claimNamesOf = (pod: V1Pod): string[] => {
+  const podName = pod.metadata?.name ?? '';
+  const names: string[] = [];
+  for (const volume of pod.spec?.volumes ?? []) {
+    if (volume.persistentVolumeClaim?.claimName) names.push(volume.persistentVolumeClaim.claimName);
+    else if (volume.ephemeral) names.push(`${podName}-${volume.name}`);
+  }
+  return names;
+};
+
+/** A pod as plain data. `ownerKind` is the controller's kind (e.g. StatefulSet's pods say `StatefulSet`). */
+export const toPodView = (pod: V1Pod): PodView => {
+  const owners = pod.metadata?.ownerReferences ?? [];
+  const owner = owners.find((o) => o.controller === true) ?? owners[0];
+  return {
+    namespace: pod.metadata?.namespace ?? '',
+    name: pod.metadata?.name ?? '',
+    uid: pod.metadata?.uid ?? '',
+    nodeName: pod.spec?.nodeName || undefined,
+    phase: pod.status?.phase ?? 'Unknown',
+    deletionTimestamp: isoTime(pod.metadata?.deletionTimestamp),
+    claimNames: claimNamesOf(pod),
+    toleratesEverything: (pod.spec?.tolerations ?? []).some(toleratesEveryNoExecute),
+    ownerKind: owner?.kind,
+  };
+};
+
+/**
+ * Major and minor from `/version`. Providers decorate them ("1", "36+" on EKS and GKE), so only
+ * the leading digits count; gitVersion (`v1.36.2-eks-…`) is the fallback when they are missing.
+ * Throws when neither says which version it is.
+ */
+export const toServerVersion = (info: VersionInfo): ServerVersion => {
+  const fromGit = /^v?(\d+)\.(\d+)/.exec(info.gitVersion ?? '');
+  const major = /^\d+/.exec(info.major ?? '')?.[0] ?? fromGit?.[1];
+  const minor = /^\d+/.exec(info.minor ?? '')?.[0] ?? fromGit?.[2];
+  if (major === undefined || minor === undefined) {
+    // A guessed version could enable the out-of-service path on a cluster that ignores the taint.
+    throw new Error(
+      `unparseable server version: major=${JSON.stringify(info.major)} minor=${JSON.stringify(info.minor)} gitVersion=${JSON.stringify(info.gitVersion)}`,
+    );
+  }
+  return {
+    major: Number.parseInt(major, 10),
+    minor: Number.parseInt(minor, 10),
+    gitVersion: info.gitVersion ?? '',
+  };
+};

@@ -1,0 +1,145 @@
+import type { CoreV1Api, KubeConfig, StorageV1Api } from '@kubernetes/client-node';
+import { Watch } from '@kubernetes/client-node';
+import { serverMessage, statusOf, toKubernetesApiError } from './errors.js';
+import type { KubeClusterLogger } from './logger.js';
+
+/** One watched collection: where, which objects, and the version to start after. */
+interface WatchTarget {
+  readonly describe: string;
+  readonly path: string;
+  readonly query: Readonly<Record<string, string>>;
+  /** Client-side filter where the API has no field selector (VolumeAttachments by node). */
+  readonly matches?: (object: RawObject) => boolean;
+  /** The version of a list taken just before: the watch delivers only what happens after it. */
+  readonly resourceVersion: string;
+}
+
+/** Watch events carry raw JSON, not client-node models. */
+interface RawObject {
+  readonly metadata?: { readonly resourceVersion?: string };
+  readonly spec?: { readonly nodeName?: string };
+}
+
+/** Pause before resuming a watch the server or the client's inactivity timer closed. */
+const RESUME_DELAY_MS = 500;
+
+/** The APIs {@link waitForNodeChange} lists from, to learn where "now" is. */
+export interface WatchApis {
+  readonly kubeConfig: KubeConfig;
+  readonly core: CoreV1Api;
+  readonly storage: StorageV1Api;
+  readonly logger: KubeClusterLogger;
+}
+
+/** Lists one item of each collection: only the list's resourceVersion is wanted. */
+async function targetsFor(apis: WatchApis, node: string): Promise<WatchTarget[]> {
+  const nodeQuery = { fieldSelector: `metadata.name=${node}` };
+  const podQuery = { fieldSelector: `spec.nodeName=${node}` };
+  const versionOf = (list: { metadata?: { resourceVersion?: string } }): string =>
+    list.metadata?.resourceVersion ?? '';
+  const [nodes, pods, attachments] = await Promise.all([
+    apis.core.listNode({ ...nodeQuery, limit: 1 }),
+    apis.core.listPodForAllNamespaces({ ...podQuery, limit: 1 }),
+    apis.storage.listVolumeAttachment({ limit: 1 }),
+  ]).catch((error: unknown) => {
+    throw toKubernetesApiError('list (to start watching)', `node/${node}`, error);
+  });
+  return [
+    { describe: `node/${node}`, path: '/api/v1/nodes', query: nodeQuery, resourceVersion: versionOf(nodes) },
+    { describe: `pods on ${node}`, path: '/api/v1/pods', query: podQuery, resourceVersion: versionOf(pods) },
+    {
+      describe: `volumeattachments of ${node}`,
+      path: '/apis/storage.k8s.io/v1/volumeattachments',
+      query: {},
+      matches: (object) => object.spec?.nodeName === node,
+      resourceVersion: versionOf(attachments),
+    },
+  ];
+}
+
+/**
+ * Resolves 'changed' on the first change to `node`, its pods or its VolumeAttachments after the
+ * call, and 'timeout' after `timeoutMs`; every watch is closed either way. Rejects with the
+ * signal's reason when `signal` aborts, and with a `KubernetesApiError` when a watch is refused
+ * (e.g. RBAC). A wake-up may be spurious (an expired resourceVersion reads as 'changed'): the
+ * caller re-observes anyway, and a missed change would only cost a full timeout.
+ */
+export async function waitForNodeChange(
+  apis: WatchApis,
+  node: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<'changed' | 'timeout'> {
+  signal?.throwIfAborted();
+  if (timeoutMs <= 0) return 'timeout';
+  const targets = await targetsFor(apis, node);
+  signal?.throwIfAborted();
+  const watch = new Watch(apis.kubeConfig);
+  // Lets the API server end our watches too, should this process vanish without closing them.
+  const serverTimeoutSeconds = String(Math.ceil(timeoutMs / 1000) + 5);
+
+  return new Promise((resolve, reject) => {
+    const controllers: AbortController[] = [];
+    let settled = false;
+    const settle = (finish: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      for (const controller of controllers) controller.abort();
+      finish();
+    };
+    const onAbort = (): void => settle(() => reject(signal?.reason));
+    const timer = setTimeout(() => settle(() => resolve('timeout')), timeoutMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
+
+    const follow = async (target: WatchTarget, from: string): Promise<void> => {
+      let resourceVersion = from;
+      const controller = await watch.watch(
+        target.path,
+        {
+          ...target.query,
+          resourceVersion,
+          allowWatchBookmarks: 'true',
+          timeoutSeconds: serverTimeoutSeconds,
+        },
+        (type: string, object: RawObject) => {
+          if (settled) return;
+          const version = object?.metadata?.resourceVersion;
+          if (type === 'BOOKMARK' || (target.matches && !target.matches(object))) {
+            if (version) resourceVersion = version;
+            return;
+          }
+          // ADDED, MODIFIED, DELETED, or ERROR (e.g. 410 Gone: events may have been missed).
+          settle(() => resolve('changed'));
+        },
+        (error: unknown) => {
+          if (settled) return;
+          const status = statusOf(error);
+          if (status === 410) return settle(() => resolve('changed'));
+          if (status !== undefined) {
+            const failure = toKubernetesApiError('watch', target.describe, error);
+            return settle(() => reject(failure));
+          }
+          // Closed by the server, the client's 30 s inactivity timer, or the network: resume.
+          apis.logger.debug('watch closed; resuming', {
+            watch: target.describe,
+            resourceVersion,
+            ...(error ? { error: serverMessage(error) } : {}),
+          });
+          setTimeout(() => start(target, resourceVersion), RESUME_DELAY_MS).unref();
+        },
+      );
+      controllers.push(controller);
+      if (settled) controller.abort();
+    };
+    const start = (target: WatchTarget, from: string): void => {
+      if (settled) return;
+      follow(target, from).catch((error: unknown) => {
+        const failure = toKubernetesApiError('watch', target.describe, error);
+        settle(() => reject(failure));
+      });
+    };
+    for (const target of targets) start(target, target.resourceVersion);
+  });
+}

@@ -1,0 +1,12 @@
+import type { AuditLog, Clock, Metrics } from '../ports/audit.js';
+import type { Cluster } from '../ports/cluster.js';
+import type { ComputeProviders } from '../ports/compute-providers.js';
+
+/** Everything a use case needs, built once by the composition root. */
+export interface FencerDeps {
+  readonly cluster: Cluster;
+  readonly compute: ComputeProviders;
+  readonly clock: Clock;
+  readonly log: AuditLog;
+  readonly metrics: Metrics;
+}

@@ -1,0 +1,89 @@
+import type { RunHistory } from '../domain/history.js';
+import type { PowerEvidence } from '../domain/instance.js';
+import { Phase } from '../domain/phases.js';
+import type { Reason } from '../domain/reasons.js';
+import type { FenceRequest, UnfenceRequest } from '../domain/request.js';
+import { RunOutcome, type StepDecision } from './outcome.js';
+
+/** The final report of a run: what happened, on what evidence, and how long each part took. */
+export interface RunReport {
+  readonly kind: 'fence' | 'unfence';
+  readonly runId: string;
+  readonly node: string;
+  readonly cluster: string;
+  readonly dryRun: boolean;
+  readonly outcome: RunOutcome;
+  readonly phase: Phase;
+  /** Stable reason code of a refusal, failure or final wait; `Timeout` when the run ran out of time. */
+  readonly reason: Reason | 'Timeout' | null;
+  readonly message: string;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly durationSeconds: number;
+  readonly proofOfOff: PowerEvidence | null;
+  /** The evidence of the last step. */
+  readonly evidence: readonly string[];
+  readonly milestones: {
+    readonly decidedToFenceAt: string | null;
+    readonly powerOffRequestedAt: string | null;
+    readonly provenOffAt: string | null;
+    readonly taintedAt: string | null;
+    readonly finishedAt: string;
+  };
+  /** Seconds between milestones; null where a milestone was not reached. */
+  readonly timings: {
+    readonly decisionToProofSeconds: number | null;
+    readonly proofToTaintSeconds: number | null;
+    readonly taintToReleasedSeconds: number | null;
+  };
+  readonly steps: readonly StepDecision[];
+}
+
+const seconds = (from: string | null | undefined, to: string | null | undefined): number | null =>
+  from && to ? Math.round((Date.parse(to) - Date.parse(from)) / 100) / 10 : null;
+
+export function buildReport(input: {
+  readonly kind: 'fence' | 'unfence';
+  readonly request: FenceRequest | UnfenceRequest;
+  readonly history: RunHistory;
+  readonly steps: readonly StepDecision[];
+  readonly timedOut: boolean;
+  readonly finishedAt: Date;
+}): RunReport {
+  const { history, request, steps } = input;
+  const last = steps.at(-1);
+  const finishedAt = input.finishedAt.toISOString();
+  const provenOffAt = history.proofOfOff?.observedAt ?? null;
+  const released = last?.phase === Phase.Fenced ? last.at : null;
+  return {
+    kind: input.kind,
+    runId: history.runId,
+    node: request.node,
+    cluster: request.cluster,
+    dryRun: request.dryRun,
+    outcome: input.timedOut ? RunOutcome.Failed : (last?.outcome ?? RunOutcome.Failed),
+    phase: last?.phase ?? Phase.Assess,
+    reason: input.timedOut ? 'Timeout' : (last?.reason ?? null),
+    message: input.timedOut
+      ? `Timed out in phase ${last?.phase ?? Phase.Assess}: ${last?.message ?? 'no step completed'}`
+      : (last?.message ?? 'no step completed'),
+    startedAt: history.startedAt,
+    finishedAt,
+    durationSeconds: seconds(history.startedAt, finishedAt) ?? 0,
+    proofOfOff: history.proofOfOff,
+    evidence: last?.evidence ?? [],
+    milestones: {
+      decidedToFenceAt: history.decidedToFenceAt,
+      powerOffRequestedAt: history.powerOffRequestedAt,
+      provenOffAt,
+      taintedAt: history.taintedAt,
+      finishedAt,
+    },
+    timings: {
+      decisionToProofSeconds: seconds(history.decidedToFenceAt, provenOffAt),
+      proofToTaintSeconds: seconds(provenOffAt, history.taintedAt),
+      taintToReleasedSeconds: seconds(history.taintedAt, released),
+    },
+    steps,
+  };
+}

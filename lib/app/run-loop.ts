@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { RETRYABLE_ERROR_NAMES } from '../domain/errors.js';
+import { type RunHistory, startRun } from '../domain/history.js';
+import type { FenceRequest, UnfenceRequest } from '../domain/request.js';
+import type { FencerDeps } from './deps.js';
+import { type FenceStepState, fenceStep } from './fence-step.js';
+import type { StepDecision } from './outcome.js';
+import { buildReport, type RunReport } from './report.js';
+import { type UnfenceStepState, unfenceStep } from './unfence-step.js';
+
+export interface RunOptions {
+  /** Give up (outcome `failed`, reason `Timeout`) after this many seconds. */
+  readonly timeoutSeconds: number;
+  /** Called after every step, for progress output. */
+  readonly onStep?: (step: StepDecision) => void;
+  /** Called when a step failed with a retryable error and will be retried. */
+  readonly onRetry?: (error: Error) => void;
+  readonly signal?: AbortSignal;
+  readonly runId?: string;
+}
+
+const RETRY_AFTER_ERROR_MS = 2000;
+
+interface LoopState {
+  readonly history: RunHistory;
+  readonly decision: StepDecision | null;
+}
+
+/**
+ * The in-process reconcile loop (the CLI's; Step Functions runs the same steps with Wait states).
+ * Between steps it waits as long as the decision says, waking early on a watch event for the node.
+ * A retryable error (Kubernetes, provider, conflict) retries the same step from the same state.
+ */
+async function loop<S extends LoopState>(
+  deps: FencerDeps,
+  node: string,
+  initial: S,
+  step: (deps: FencerDeps, state: S) => Promise<S>,
+  options: RunOptions,
+): Promise<{ state: S; steps: StepDecision[]; timedOut: boolean }> {
+  const deadline = Date.now() + options.timeoutSeconds * 1000;
+  const steps: StepDecision[] = [];
+  let state = initial;
+  while (Date.now() < deadline && !options.signal?.aborted) {
+    try {
+      state = await step(deps, state);
+    } catch (err) {
+      const error = err as Error;
+      if (!RETRYABLE_ERROR_NAMES.includes(error.name as never)) throw error;
+      options.onRetry?.(error);
+      deps.log.warn('step failed; retrying from the same state', {
+        node,
+        error: error.name,
+        message: error.message,
+      });
+      await new Promise((r) => setTimeout(r, RETRY_AFTER_ERROR_MS));
+      continue;
+    }
+    const decision = state.decision;
+    if (!decision) break;
+    steps.push(decision);
+    options.onStep?.(decision);
+    if (decision.done) return { state, steps, timedOut: false };
+    const waitMs = Math.min(decision.waitSeconds * 1000, Math.max(0, deadline - Date.now()));
+    if (waitMs > 0) await deps.cluster.waitForNodeChange(node, waitMs, options.signal);
+  }
+  return { state, steps, timedOut: true };
+}
+
+/** Fences one node: runs steps until Fenced, Refused, Failed, DryRunReported, or the timeout. */
+export async function runFence(
+  deps: FencerDeps,
+  request: FenceRequest,
+  options: RunOptions,
+): Promise<RunReport> {
+  const history = startRun(options.runId ?? randomUUID(), deps.clock.now().toISOString());
+  const initial: FenceStepState = { request, history, decision: null };
+  const { state, steps, timedOut } = await loop(deps, request.node, initial, fenceStep, options);
+  if (timedOut && state.history.decidedToFenceAt !== null && !request.dryRun) {
+    await deps.cluster.releaseFencing(request.node, state.history.runId).catch(() => {});
+  }
+  return buildReport({
+    kind: 'fence',
+    request,
+    history: state.history,
+    steps,
+    timedOut,
+    finishedAt: deps.clock.now(),
+  });
+}
+
+/** Un-fences one node: runs steps until Unfenced, Refused, or the timeout. */
+export async function runUnfence(
+  deps: FencerDeps,
+  request: UnfenceRequest,
+  options: RunOptions,
+): Promise<RunReport> {
+  const history = startRun(options.runId ?? randomUUID(), deps.clock.now().toISOString());
+  const initial: UnfenceStepState = { request, history, decision: null };
+  const { state, steps, timedOut } = await loop(deps, request.node, initial, unfenceStep, options);
+  return buildReport({
+    kind: 'unfence',
+    request,
+    history: state.history,
+    steps,
+    timedOut,
+    finishedAt: deps.clock.now(),
+  });
+}

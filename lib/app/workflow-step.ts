@@ -1,0 +1,32 @@
+/**
+ * One task of the Step Functions fencing loop: the state machine carries this state from step to step
+ * (infra/constructs/fencing-workflow.ts) and runs {@link fenceStep} once per task.
+ */
+import { assertHistory, type RunHistory, startRun } from '../domain/history.js';
+import type { FenceRequest } from '../domain/request.js';
+import type { FencerDeps } from './deps.js';
+import { fenceStep } from './fence-step.js';
+import type { StepDecision } from './outcome.js';
+
+/** The state between two tasks. Before the first, `history` and `decision` are null. */
+export interface WorkflowState {
+  readonly request: FenceRequest;
+  /** The execution's name and start time, from the Step Functions context object. */
+  readonly run: { readonly id: string; readonly startedAt: string };
+  /** Steps taken so far; the state machine counts them and fails the run past its maximum. */
+  readonly attempts: { readonly count: number };
+  readonly history: RunHistory | null;
+  readonly decision: StepDecision | null;
+}
+
+/**
+ * Runs one reconcile step. The history is checked first (a proof without a decision must never pass
+ * for proof), and the wait is rounded up to whole seconds, as a Wait state needs.
+ */
+export async function workflowStep(deps: FencerDeps, state: WorkflowState): Promise<WorkflowState> {
+  const history = state.history ?? startRun(state.run.id, state.run.startedAt);
+  assertHistory(history);
+  const next = await fenceStep(deps, { request: state.request, history, decision: state.decision });
+  const decision = next.decision && { ...next.decision, waitSeconds: Math.ceil(next.decision.waitSeconds) };
+  return { ...state, history: next.history, decision };
+}

@@ -1,0 +1,58 @@
+/**
+ * The composition root: the only module that builds SDK clients and adapters and hands them to the
+ * use cases. The CLI and every Lambda handler start here.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { Ec2ComputeFencer } from './adapters/aws-ec2/index.js';
+import { KubeCluster } from './adapters/kubernetes/index.js';
+import type { FencerDeps } from './app/deps.js';
+import { createLogger, InMemoryMetrics } from './observability/index.js';
+import type { AuditLog, Metrics } from './ports/audit.js';
+import type { ComputeFencer } from './ports/compute-fencer.js';
+import type { ComputeProviders } from './ports/compute-providers.js';
+
+export interface FencerConfig {
+  /** The Kubernetes client configuration (from a kubeconfig file, Secrets Manager, or an EKS token). */
+  readonly kubeConfig: KubeConfig;
+  /** The AWS region the EC2 fencer serves. */
+  readonly region: string;
+  /** The AWS account that must own the instances; unchecked when absent. */
+  readonly accountId?: string;
+  readonly log?: AuditLog;
+  readonly metrics?: Metrics;
+}
+
+/** Routes a providerID to the compute fencer that owns it. */
+export class ProviderRegistry implements ComputeProviders {
+  constructor(private readonly byScheme: ReadonlyMap<string, ComputeFencer>) {}
+
+  forProviderId(providerId: string): ComputeFencer | null {
+    // A bare EC2 instance id is how some installers set providerID on AWS.
+    if (/^i-[0-9a-f]+$/.test(providerId)) return this.byScheme.get('aws') ?? null;
+    const scheme = /^([a-z0-9-]+):\/\//.exec(providerId)?.[1];
+    return scheme ? (this.byScheme.get(scheme) ?? null) : null;
+  }
+}
+
+/** Loads a kubeconfig file (or the default locations) and selects a context. */
+export function loadKubeConfig(
+  options: { readonly path?: string; readonly context?: string } = {},
+): KubeConfig {
+  const kc = new KubeConfig();
+  if (options.path) kc.loadFromFile(options.path);
+  else kc.loadFromDefault();
+  if (options.context) kc.setCurrentContext(options.context);
+  return kc;
+}
+
+/** Builds the use cases' dependencies from configuration. */
+export function composeDeps(config: FencerConfig): FencerDeps {
+  const ec2 = new Ec2ComputeFencer({ region: config.region, accountId: config.accountId });
+  return {
+    cluster: new KubeCluster(config.kubeConfig),
+    compute: new ProviderRegistry(new Map<string, ComputeFencer>([['aws', ec2]])),
+    clock: { now: () => new Date() },
+    log: config.log ?? createLogger(),
+    metrics: config.metrics ?? new InMemoryMetrics(),
+  };
+}
