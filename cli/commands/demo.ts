@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { startLab } from '../../lab/lab.js';
-import { manualCureStep, replayIncident } from '../../lab/scenarios/replay.js';
+import { fencerCureStep, manualCureStep, replayIncident } from '../../lab/scenarios/replay.js';
 
 /** `fencer demo`: replays the Multi-Attach incident in the local lab and prints its timeline. */
 export function registerDemo(program: Command): void {
@@ -10,7 +10,8 @@ export function registerDemo(program: Command): void {
       'replay the Multi-Attach incident in the local lab (real control plane, EC2 emulator) and print the timeline',
     )
     .option('--quiet', 'print only the final timeline, not each line as it happens')
-    .action(async (options: { quiet?: boolean }) => {
+    .option('--manual', 'cure by hand as in the article (stop the instance, taint the node) instead of with the fencer')
+    .action(async (options: { quiet?: boolean; manual?: boolean }) => {
       const out = (line: string) => process.stdout.write(`${line}\n`);
       out(
         'kube-fencer demo: starting the lab (etcd, kube-apiserver, kube-controller-manager, kube-scheduler,',
@@ -21,7 +22,8 @@ export function registerDemo(program: Command): void {
       try {
         out(`  lab: up in ${((Date.now() - started) / 1000).toFixed(1)} s; logs in ${lab.runDir}/logs\n`);
         out('timeline (seconds since the replay began):');
-        const result = await replayIncident(lab, manualCureStep, options.quiet ? undefined : out);
+        const cure = options.manual ? manualCureStep : fencerCureStep;
+        const result = await replayIncident(lab, cure, options.quiet ? undefined : out);
         if (options.quiet) out(result.timeline.render());
         out('');
         out(

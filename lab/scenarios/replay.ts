@@ -10,6 +10,7 @@ import {
   waitNodeNotReady,
   waitPodTerminating,
 } from './incident.js';
+import { startFencer } from './fencer-process.js';
 import { deployStatefulApp } from './stateful-app.js';
 
 /** How the stuck volume gets released at the end of the replay. */
@@ -23,6 +24,20 @@ export const manualCureStep: Cure = async (lab, node, timeline) => {
   timeline.note('operator', `${instanceId} reads stopped: ${node} is proven off`);
   await taintOutOfService(lab, node);
   timeline.note('operator', `tainted ${node} node.kubernetes.io/out-of-service=nodeshutdown:NoExecute`);
+};
+
+/** The cure with kube-fencer: `fencer fence` proves the node off and taints it. */
+export const fencerCureStep: Cure = async (lab, node, timeline) => {
+  timeline.note('operator', `runs: fencer fence ${node} --cluster ${lab.cluster} --region ${lab.region}`);
+  let reportStarted = false;
+  const run = startFencer(lab, ['fence', node, '--lease-grace', '10'], (line) => {
+    // Progress lines come first; the final report (after a blank line) repeats them.
+    reportStarted ||= line.trim() === '';
+    const step = /^\s*\+[\d.]+s\s+(\S+)\s+(.*)$/.exec(line);
+    if (step && !reportStarted) timeline.note('fencer', `${step[1]}: ${step[2]}`);
+  });
+  const { code, stderr } = await run.done;
+  if (code !== 0) throw new Error(`fencer fence ${node} exited ${code}: ${stderr}`);
 };
 
 export interface ReplayResult {

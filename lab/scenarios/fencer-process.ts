@@ -1,0 +1,52 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import type { Lab } from '../lab.js';
+import { REPO_ROOT } from '../paths.js';
+import type { RunReport } from '../../lib/app/report.js';
+
+export interface FencerRun {
+  readonly child: ChildProcess;
+  /** Resolves when the process exits. `report` is parsed when `--output json` was given. */
+  readonly done: Promise<{ code: number | null; stdout: string; stderr: string; report?: RunReport }>;
+}
+
+/** Runs the real `fencer` CLI as its own process against the lab, as user kube-fencer (RBAC-bound, audited). */
+export function startFencer(lab: Lab, args: readonly string[], onLine?: (line: string) => void): FencerRun {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(REPO_ROOT, 'cli', 'main.ts'), ...args, '--kubeconfig', lab.fencerKubeconfigPath],
+    { cwd: REPO_ROOT, env: { ...process.env, ...lab.fencerEnv }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  let partial = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    partial += chunk.toString();
+    const lines = partial.split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) onLine?.(line);
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string; report?: RunReport }>(
+    (resolve) => {
+      child.on('close', (code) => {
+        let report: RunReport | undefined;
+        if (args.includes('json')) {
+          try {
+            report = JSON.parse(stdout) as RunReport;
+          } catch {
+            report = undefined;
+          }
+        }
+        resolve({ code, stdout, stderr, report });
+      });
+    },
+  );
+  return { child, done };
+}
+
+/** Runs `fencer` to completion. */
+export const runFencer = (lab: Lab, args: readonly string[]) => startFencer(lab, args).done;
