@@ -56,13 +56,15 @@ export async function perform(
       break;
     }
     case ActionKind.Taint: {
-      const result = await deps.cluster.addTaint(
-        action.node,
-        action.taint,
-        { [FENCER_ANNOTATION.fenceRecord]: JSON.stringify(action.record) },
-        { dryRun: false, expectedResourceVersion: action.expectedResourceVersion },
-      );
-      return `${action.node}: out-of-service taint ${result}`;
+      const record = { [FENCER_ANNOTATION.fenceRecord]: JSON.stringify(action.record) };
+      const options = { dryRun: false, expectedResourceVersion: action.expectedResourceVersion };
+      const result = await deps.cluster.addTaint(action.node, action.taint, record, options);
+      if (result === 'added') return `${action.node}: out-of-service taint added`;
+      // decide() asks to taint a node that already has the taint only when the taint is the
+      // fencer's own from an earlier run: this run records itself as its owner. The write is
+      // conditional on the node as observed, so a taint someone else put there since is never claimed.
+      await deps.cluster.annotateNode(action.node, record, options);
+      return `${action.node}: out-of-service taint already present (ours); fence record updated for this run`;
     }
     case ActionKind.RemoveTaint: {
       const result = await deps.cluster.removeTaint(

@@ -20,6 +20,7 @@ export interface RunOptions {
 }
 
 const RETRY_AFTER_ERROR_MS = 2000;
+const MIN_REPEAT_WAIT_SECONDS = 1;
 
 interface LoopState {
   readonly history: RunHistory;
@@ -61,7 +62,10 @@ async function loop<S extends LoopState>(
     steps.push(decision);
     options.onStep?.(decision);
     if (decision.done) return { state, steps, timedOut: false };
-    const waitMs = Math.min(decision.waitSeconds * 1000, Math.max(0, deadline - Date.now()));
+    // A rule that decides "again, at once" twice in a row is not making progress: pace it.
+    const repeated = decision.waitSeconds === 0 && steps.at(-2)?.rule === decision.rule;
+    const waitSeconds = repeated ? MIN_REPEAT_WAIT_SECONDS : decision.waitSeconds;
+    const waitMs = Math.min(waitSeconds * 1000, Math.max(0, deadline - Date.now()));
     if (waitMs > 0) await deps.cluster.waitForNodeChange(node, waitMs, options.signal);
   }
   return { state, steps, timedOut: true };

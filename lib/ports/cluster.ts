@@ -152,7 +152,7 @@ export interface Cluster {
   annotateNode(
     node: string,
     annotations: Readonly<Record<string, string | null>>,
-    options: MutationOptions,
+    options: NodeWriteOptions,
   ): Promise<void>;
   /** Deletes a pod with grace period 0, with a UID precondition so a replacement of the same name is never hit. */
   forceDeletePod(

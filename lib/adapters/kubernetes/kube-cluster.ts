@@ -168,7 +168,7 @@ export class KubeCluster implements Cluster {
   annotateNode(
     node: string,
     annotations: Readonly<Record<string, string | null>>,
-    options: MutationOptions,
+    options: NodeWriteOptions,
   ): Promise<void> {
     return this.#nodes.annotateNode(node, annotations, options);
   }

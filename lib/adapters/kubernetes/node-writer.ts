@@ -83,7 +83,7 @@ export class NodeWriter {
   async annotateNode(
     node: string,
     annotations: Readonly<Record<string, string | null>>,
-    options: MutationOptions,
+    options: NodeWriteOptions,
   ): Promise<void> {
     await this.#readModifyWrite('annotateNode', node, options, (view) => {
       const changes = annotationChanges(view.annotations, annotations);

@@ -30,6 +30,14 @@ describe('unhealthy-within-limits (safety.md 4)', () => {
     expect(checkFence(unhealthyWithinLimits, unhealthy(1, 3))).toEqual(Compliant);
   });
 
+  it('is compliant for the one dead node of a two-node cluster: one node is no sign of a partition', () => {
+    expect(checkFence(unhealthyWithinLimits, unhealthy(1, 2))).toEqual(Compliant);
+  });
+
+  it('refuses both nodes of a two-node cluster being unhealthy', () => {
+    expect(checkFence(unhealthyWithinLimits, unhealthy(2, 2))).toMatchObject({ reason: 'TooManyUnhealthy' });
+  });
+
   it('counts this node even when the observation forgot it', () => {
     const request = aRequest({ limits: { ...DEFAULT_LIMITS, maxUnhealthyNodes: 2 } });
     const spec = { cluster: { totalNodes: 20, unhealthyNodes: ['worker-2', 'worker-3'] } };

@@ -1,0 +1,109 @@
+/**
+ * Time to recovery in the lab, three ways, each in a fresh lab with the same incident (a database
+ * pod on node-a, node-a partitioned, its instance still running):
+ *   - fencer (accelerated): `fencer fence` (force-deletes the node's terminating pods after the taint)
+ *   - fencer (--no-accelerate): the pod garbage collector (20 s period) removes the pods
+ *   - manual: the article's cure scripted by hand (stop the instance, wait stopped, taint)
+ * and, from the fencer's own report: confirmed-off → taint, and VolumeAttachment deleted → fencer sees it.
+ * Usage: npm run bench:ttr [-- --runs 3]
+ */
+import { parseArgs } from 'node:util';
+import { makeInformer, StorageV1Api, type V1VolumeAttachment } from '@kubernetes/client-node';
+import type { RunReport } from '../lib/app/report.js';
+import { type Lab, startLab } from '../lab/lab.js';
+import { manualCure, waitNodeNotReady } from '../lab/scenarios/incident.js';
+import { runFencer } from '../lab/scenarios/fencer-process.js';
+import { deployStatefulApp, type StatefulApp } from '../lab/scenarios/stateful-app.js';
+import { eventually } from '../lab/kube-wait.js';
+
+type Mode = 'fencer' | 'fencer --no-accelerate' | 'manual';
+
+interface Sample {
+  readonly ttrSeconds: number;
+  readonly offToTaintSeconds?: number;
+  readonly vaDeletedToSeenSeconds?: number;
+}
+
+/** Records when each VolumeAttachment of a PV was deleted and when one became attached, per node. */
+async function watchAttachments(lab: Lab, pv: string) {
+  const storage = lab.kubeConfig.makeApiClient(StorageV1Api);
+  const informer = makeInformer(lab.kubeConfig, '/apis/storage.k8s.io/v1/volumeattachments', () => storage.listVolumeAttachment());
+  const deletedAt = new Map<string, number>();
+  const attachedAt = new Map<string, number>();
+  const mine = (va: V1VolumeAttachment) => va.spec.source.persistentVolumeName === pv;
+  informer.on('delete', (va) => mine(va) && deletedAt.set(va.spec.nodeName, Date.now()));
+  const onChange = (va: V1VolumeAttachment) => {
+    if (mine(va) && va.status?.attached && !attachedAt.has(va.spec.nodeName)) attachedAt.set(va.spec.nodeName, Date.now());
+  };
+  informer.on('add', onChange);
+  informer.on('update', onChange);
+  await informer.start();
+  return { deletedAt, attachedAt, stop: () => informer.stop() };
+}
+
+async function stuckIncident(): Promise<{ lab: Lab; app: StatefulApp }> {
+  const lab = await startLab({ nodes: 2 });
+  const app = await deployStatefulApp(lab, { onNode: 'node-a' });
+  await lab.cut('node-a');
+  await waitNodeNotReady(lab, 'node-a');
+  await new Promise((r) => setTimeout(r, 2000)); // the Lease is now older than the 10 s grace used below
+  return { lab, app };
+}
+
+async function sample(mode: Mode): Promise<Sample> {
+  const { lab, app } = await stuckIncident();
+  try {
+    const watch = await watchAttachments(lab, app.pvName);
+    const t0 = Date.now();
+    let report: RunReport | undefined;
+    if (mode === 'manual') {
+      await manualCure(lab, 'node-a');
+    } else {
+      const extra = mode === 'fencer' ? [] : ['--no-accelerate'];
+      const run = await runFencer(lab, ['fence', 'node-a', '--lease-grace', '10', '--output', 'json', ...extra]);
+      if (run.code !== 0 || !run.report) throw new Error(`fencer exited ${run.code}: ${run.stderr}`);
+      report = run.report;
+    }
+    await eventually('replacement attached on node-b', async () => (watch.attachedAt.has('node-b') ? true : undefined), {
+      timeoutMs: 180_000,
+      intervalMs: 50,
+    });
+    const ttrSeconds = ((watch.attachedAt.get('node-b') ?? 0) - t0) / 1000;
+    watch.stop();
+    if (!report) return { ttrSeconds };
+    const taintStep = report.steps.find((s) => s.action === 'taint');
+    const proofAt = report.proofOfOff ? Date.parse(report.proofOfOff.observedAt) : undefined;
+    const vaDeleted = watch.deletedAt.get('node-a');
+    const seen = vaDeleted ? report.steps.find((s) => Date.parse(s.at) >= vaDeleted) : undefined;
+    return {
+      ttrSeconds,
+      offToTaintSeconds: taintStep && proofAt ? (Date.parse(taintStep.at) + taintStep.tookMs - proofAt) / 1000 : undefined,
+      vaDeletedToSeenSeconds: seen && vaDeleted ? (Date.parse(seen.at) - vaDeleted) / 1000 : undefined,
+    };
+  } finally {
+    await lab.stop();
+  }
+}
+
+const median = (xs: number[]): string => {
+  if (xs.length === 0) return '   n/a';
+  const s = [...xs].sort((a, b) => a - b);
+  return `${(s[Math.floor(s.length / 2)] ?? 0).toFixed(1).padStart(6)} s`;
+};
+
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '1' } } });
+const runs = Number(values.runs);
+const results = new Map<Mode, Sample[]>();
+for (const mode of ['fencer', 'fencer --no-accelerate', 'manual'] as const) {
+  for (let i = 0; i < runs; i++) {
+    process.stderr.write(`bench: ${mode}, run ${i + 1}/${runs}...\n`);
+    results.set(mode, [...(results.get(mode) ?? []), await sample(mode)]);
+  }
+}
+const pick = (mode: Mode, f: (s: Sample) => number | undefined) =>
+  (results.get(mode) ?? []).map(f).filter((x): x is number => x !== undefined);
+console.log(`time to recovery in the lab (median of ${runs}): cure started → replacement's VolumeAttachment attached`);
+for (const mode of results.keys()) console.log(`  ${mode.padEnd(26)} ${median(pick(mode, (s) => s.ttrSeconds))}`);
+console.log('fencer internals (accelerated runs):');
+console.log(`  confirmed off → taint on       ${median(pick('fencer', (s) => s.offToTaintSeconds))}`);
+console.log(`  VolumeAttachment deleted → seen ${median(pick('fencer', (s) => s.vaDeletedToSeenSeconds))}`);
