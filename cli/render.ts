@@ -46,6 +46,10 @@ export function renderReport(report: RunReport): string {
     lines.push('  evidence:');
     for (const e of report.evidence) lines.push(`    - ${e}`);
   }
+  if (report.downstream.length) {
+    lines.push("  still blocking the volumes (not the fence's doing):");
+    for (const d of report.downstream) lines.push(`    - ${d}`);
+  }
   lines.push('  timeline:');
   for (const step of report.steps) lines.push(`  ${stepLine(report.startedAt, step)}`);
   return lines.join('\n');

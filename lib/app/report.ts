@@ -37,6 +37,11 @@ export interface RunReport {
     readonly taintToReleasedSeconds: number | null;
   };
   readonly steps: readonly StepDecision[];
+  /**
+   * What still blocks the released volumes after a completed fence (the replacement cannot attach,
+   * or is not attached yet): reported separately, because the fence itself is done.
+   */
+  readonly downstream: readonly string[];
 }
 
 const seconds = (from: string | null | undefined, to: string | null | undefined): number | null =>
@@ -85,5 +90,6 @@ export function buildReport(input: {
       taintToReleasedSeconds: seconds(history.taintedAt, released),
     },
     steps,
+    downstream: [],
   };
 }

@@ -3,6 +3,7 @@ import { RETRYABLE_ERROR_NAMES } from '../domain/errors.js';
 import { type RunHistory, startRun } from '../domain/history.js';
 import type { FenceRequest, UnfenceRequest } from '../domain/request.js';
 import type { FencerDeps } from './deps.js';
+import { downstreamBlockers } from './downstream.js';
 import { type FenceStepState, fenceStep } from './fence-step.js';
 import type { StepDecision } from './outcome.js';
 import { buildReport, type RunReport } from './report.js';
@@ -78,12 +79,17 @@ export async function runFence(
   options: RunOptions,
 ): Promise<RunReport> {
   const history = startRun(options.runId ?? randomUUID(), deps.clock.now().toISOString());
+  // The volumes the node holds now, to look for what still blocks them once the fence is done.
+  const held = (await deps.cluster.listVolumeAttachments({ nodeName: request.node }))
+    .map((va) => va.persistentVolumeName)
+    .filter((pv): pv is string => pv !== undefined);
   const initial: FenceStepState = { request, history, decision: null };
   const { state, steps, timedOut } = await loop(deps, request.node, initial, fenceStep, options);
   if (timedOut && state.history.decidedToFenceAt !== null && !request.dryRun) {
     await deps.cluster.releaseFencing(request.node, state.history.runId).catch(() => {});
   }
-  return buildReport({
+  const fenced = !timedOut && state.decision?.outcome === 'fenced';
+  const report = buildReport({
     kind: 'fence',
     request,
     history: state.history,
@@ -91,6 +97,7 @@ export async function runFence(
     timedOut,
     finishedAt: deps.clock.now(),
   });
+  return { ...report, downstream: fenced ? await downstreamBlockers(deps, request.node, held) : [] };
 }
 
 /** Un-fences one node: runs steps until Unfenced, Refused, or the timeout. */

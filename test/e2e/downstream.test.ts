@@ -1,0 +1,42 @@
+/**
+ * A fence that did its part is reported as done; what still blocks the volume downstream (here: the
+ * only other node is in another zone, so the zonal EBS volume cannot follow) is reported beside it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Lab, startLab } from '../../lab/lab.js';
+import { waitNodeNotReady } from '../../lab/scenarios/incident.js';
+import { deployStatefulApp, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
+import { runFencer } from '../support/fencer-cli.js';
+import { waitLeaseOlderThan } from '../support/lab-waits.js';
+
+describe('downstream blockers', () => {
+  let lab: Lab;
+  let app: StatefulApp;
+
+  beforeAll(async () => {
+    lab = await startLab({ nodes: 2, zones: ['us-east-1a', 'us-east-1b'] });
+    app = await deployStatefulApp(lab, { onNode: 'node-a' });
+    await lab.cut('node-a');
+    await waitNodeNotReady(lab, 'node-a');
+    await waitLeaseOlderThan(lab, 'node-a', 11);
+  });
+  afterAll(async () => {
+    await lab?.stop();
+  });
+
+  it('reports the fence as done and the zone that keeps the volume from its replacement separately', async () => {
+    const { code, report } = await runFencer(lab, [
+      'fence',
+      'node-a',
+      '--lease-grace',
+      '10',
+      '--output',
+      'json',
+    ]);
+    expect(code).toBe(0);
+    expect(report?.outcome).toBe('fenced');
+    expect(report?.downstream).toEqual([
+      expect.stringMatching(new RegExp(`volume ${app.pvName} .* can only attach in us-east-1a`)),
+    ]);
+  });
+});
