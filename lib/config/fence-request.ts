@@ -2,7 +2,7 @@
  * The one schema for a fence or un-fence request, shared by the CLI, the manual-invoke Lambda and the
  * event router: unknown keys are rejected, numbers are bounded, defaults come from the domain.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   DEFAULT_LIMITS,
   DEFAULT_UNFENCE_WAIT_SECONDS,

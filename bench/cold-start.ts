@@ -1,0 +1,91 @@
+/**
+ * Prints each function's bundle size (esbuild, minified, as the stack bundles it) and its cold start:
+ * a fresh Node.js process per sample timing `import()` of the bundle, which loads the modules, parses
+ * the settings and constructs the SDK clients and adapters (the Lambda init phase, without network).
+ * Goal: under 1 MB and under 300 ms per function. Usage: npm run bench:cold-start [-- --runs 7]
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { build } from 'esbuild';
+import { ESBUILD, FUNCTIONS } from '../infra/bundling.js';
+
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' } } });
+const runs = Number(values.runs);
+const MB = 1024 * 1024;
+const dir = mkdtempSync(join(tmpdir(), 'kube-fencer-cold-start-'));
+
+// A kubeconfig file: the one access mode that builds everything during init without a network call.
+const kubeconfig = join(dir, 'kubeconfig');
+writeFileSync(
+  kubeconfig,
+  `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: 'https://127.0.0.1:6443', insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: bench}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`,
+);
+const env = {
+  ...process.env,
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'bench',
+  AWS_SECRET_ACCESS_KEY: 'bench',
+  FENCER_CLUSTER: 'bench',
+  FENCER_CLUSTER_ACCESS: 'kubeconfig-file',
+  FENCER_KUBECONFIG_PATH: kubeconfig,
+  FENCER_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:123456789012:stateMachine:bench',
+};
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+const rows: string[][] = [];
+let allWithinGoal = true;
+for (const name of FUNCTIONS) {
+  const outfile = join(dir, `${name}.mjs`);
+  await build({
+    entryPoints: [`functions/${name}/index.ts`],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    minify: ESBUILD.minify,
+    target: ESBUILD.target,
+    mainFields: [...ESBUILD.mainFields],
+    banner: { js: ESBUILD.banner },
+    external: [...ESBUILD.external],
+    logLevel: 'error',
+  });
+  const bytes = (await import('node:fs')).statSync(outfile).size;
+  const probe = `const t=performance.now();await import(${JSON.stringify(outfile)});process.stdout.write(String(performance.now()-t))`;
+  const samples = Array.from({ length: runs }, () =>
+    Number(execFileSync(process.execPath, ['--input-type=module', '-e', probe], { env, encoding: 'utf8' })),
+  );
+  const ms = median(samples);
+  const ok = bytes < MB && ms < 300;
+  allWithinGoal &&= ok;
+  rows.push([
+    name,
+    `${(bytes / MB).toFixed(2)} MB`,
+    `${ms.toFixed(0)} ms`,
+    `${Math.min(...samples).toFixed(0)}–${Math.max(...samples).toFixed(0)} ms`,
+    ok ? 'yes' : 'no',
+  ]);
+}
+
+const header = [
+  'function',
+  'bundle (minified)',
+  'cold start (median)',
+  `range (${runs} runs)`,
+  'goal <1 MB, <300 ms',
+];
+const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
+const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
+console.log(`Node.js ${process.version}, ${runs} fresh processes per function`);
+console.log(line(header));
+for (const row of rows) console.log(line(row));
+if (!allWithinGoal)
+  console.log('Not every function meets the goal; see the breakdown with esbuild --analyze.');

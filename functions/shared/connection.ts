@@ -1,0 +1,59 @@
+/**
+ * Settings parsed once at cold start, and the cluster connection: made on first use (EKS, a secret)
+ * or during init (a kubeconfig file), and renewed before it expires (an EKS token lives 15 minutes,
+ * a Lambda container longer).
+ */
+import type { Connection } from '../../lib/adapters/cluster-access/connection.js';
+import { loadKubeConfig } from '../../lib/compose.js';
+import { ClusterAccess, parseLambdaSettings } from '../../lib/config/lambda-settings.js';
+import { createCloudWatchMetrics, createLogger } from '../../lib/observability/index.js';
+
+/** A connection is renewed this long before it expires. */
+const RENEW_BEFORE_MS = 2 * 60_000;
+
+export const settings = parseLambdaSettings(process.env);
+export const log = createLogger({ level: process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO' });
+export const metrics = createCloudWatchMetrics();
+
+let eks: (() => Promise<Connection>) | undefined;
+
+async function connect(): Promise<Connection> {
+  const { access, region } = settings;
+  switch (access.kind) {
+    case ClusterAccess.KubeconfigFile:
+      return { kubeConfig: loadKubeConfig({ path: access.path }), expiresAt: null };
+    case ClusterAccess.KubeconfigSecret: {
+      const [{ SecretsManagerClient }, { kubeconfigSecretConnector }] = await Promise.all([
+        import('@aws-sdk/client-secrets-manager'),
+        import('../../lib/adapters/cluster-access/kubeconfig-secret.js'),
+      ]);
+      const client = new SecretsManagerClient({ region, maxAttempts: 5 });
+      return kubeconfigSecretConnector({ secretArn: access.secretArn, client })();
+    }
+    case ClusterAccess.Eks: {
+      const [{ defaultProvider }, { eksConnector }] = await Promise.all([
+        import('@aws-sdk/credential-provider-node'),
+        import('../../lib/adapters/cluster-access/eks-cluster.js'),
+      ]);
+      eks ??= eksConnector({ clusterName: access.eksClusterName, region, credentials: defaultProvider() });
+      return eks();
+    }
+  }
+}
+
+/**
+ * Keeps one value built from the current connection (the deps of a function), rebuilding it when the
+ * connection is about to expire. With a kubeconfig file it is built at once, during the init phase.
+ */
+export function perConnection<T>(build: (connection: Connection) => T): () => Promise<T> {
+  let current: { value: T; expiresAt: number | null } | undefined;
+  const fresh = (c: Connection) => ({ value: build(c), expiresAt: c.expiresAt });
+  if (settings.access.kind === ClusterAccess.KubeconfigFile) {
+    current = fresh({ kubeConfig: loadKubeConfig({ path: settings.access.path }), expiresAt: null });
+  }
+  return async () => {
+    const live = current && (current.expiresAt === null || current.expiresAt - Date.now() > RENEW_BEFORE_MS);
+    if (!live || !current) current = fresh(await connect());
+    return current.value;
+  };
+}

@@ -1,0 +1,8 @@
+/** The step function's composition: the full fencing deps (Kubernetes and the EC2 fencer), from lib/compose.ts. */
+import { composeDeps } from '../../lib/compose.js';
+import { log, metrics, perConnection, settings } from './connection.js';
+
+/** The use cases' dependencies, with a live cluster connection. */
+export const fencerDeps = perConnection(({ kubeConfig }) =>
+  composeDeps({ kubeConfig, region: settings.region, accountId: settings.accountId, log, metrics }),
+);

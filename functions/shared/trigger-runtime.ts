@@ -1,0 +1,38 @@
+/**
+ * The triggers' composition (event router, health check, manual invoke): Kubernetes reads, providerID
+ * parsing and Step Functions. No EC2 client: a trigger only maps instances to nodes and starts runs,
+ * which keeps these bundles and their cold starts small.
+ */
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { SfnWorkflow } from '../../lib/adapters/aws-sfn/index.js';
+import { KubeCluster } from '../../lib/adapters/kubernetes/index.js';
+import type { TriggerDeps, TriggerSettings } from '../../lib/app/triggers.js';
+import { log, metrics, perConnection, settings } from './connection.js';
+import { providerIdReaders } from './provider-ids.js';
+
+export { settings };
+
+/** What the triggers fill into every request. */
+export const triggerSettings: TriggerSettings = {
+  cluster: settings.cluster,
+  requestDefaults: settings.requestDefaults,
+};
+
+if (!settings.stateMachineArn)
+  throw new Error('FENCER_STATE_MACHINE_ARN is not set: a trigger cannot start runs');
+const workflow = new SfnWorkflow({
+  stateMachineArn: settings.stateMachineArn,
+  client: new SFNClient({ region: settings.region, maxAttempts: 5 }),
+});
+
+/** The triggers' dependencies, with a live cluster connection. */
+export const triggerDeps = perConnection(
+  ({ kubeConfig }): TriggerDeps => ({
+    cluster: new KubeCluster(kubeConfig),
+    compute: providerIdReaders,
+    workflow,
+    clock: { now: () => new Date() },
+    log,
+    metrics,
+  }),
+);

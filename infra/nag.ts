@@ -1,0 +1,88 @@
+/**
+ * cdk-nag (AwsSolutions) acknowledgments. cdk-nag 3 reports each finding separately
+ * (`Rule[finding]`), so every acknowledgment names one finding and says why it is safe.
+ */
+import { type CfnElement, Stack, Token, Validations } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
+import type { ClusterFencer } from './constructs/cluster-fencer.js';
+
+const ack = (scope: IConstruct, id: string, reason: string) =>
+  Validations.of(scope).acknowledge({ id, reason });
+
+/** The logical id of a construct's CloudFormation resource, as cdk-nag prints it. */
+const logicalId = (scope: IConstruct): string =>
+  Stack.of(scope).getLogicalId(scope.node.defaultChild as CfnElement);
+
+/** `<region>:<account>` as cdk-nag prints it in a finding: the literal, or the pseudo parameter. */
+const regionAccount = (scope: IConstruct): string => {
+  const { region, account } = Stack.of(scope);
+  return `${Token.isUnresolved(region) ? '<AWS::Region>' : region}:${Token.isUnresolved(account) ? '<AWS::AccountId>' : account}`;
+};
+
+const XRAY =
+  'X-Ray PutTraceSegments/PutTelemetryRecords (Lambda active tracing) support no resource-level permissions.';
+
+/** Acknowledges the findings of one cluster's fencer. */
+export function acknowledgeClusterFindings(fencer: ClusterFencer): void {
+  for (const fn of [fencer.step, fencer.router, fencer.healthCheck, fencer.manual]) {
+    ack(
+      fn,
+      'AwsSolutions-L1',
+      'Node.js 22 is pinned on purpose: it is the runtime the tests and bench/cold-start.ts run on (package.json engines). A newer runtime is a tested change, not a default.',
+    );
+  }
+  for (const fn of [fencer.router, fencer.healthCheck, fencer.manual]) {
+    ack(fn, 'AwsSolutions-IAM5[Resource::*]', XRAY);
+    ack(
+      fn,
+      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:${regionAccount(fencer)}:execution:<${logicalId(fencer.workflow.stateMachine)}.Name>:*]`,
+      'DescribeExecution on the executions of this cluster’s own state machine only; execution names are made at run time (a duplicate trigger must find the run it duplicates).',
+    );
+  }
+  ack(
+    fencer.step,
+    'AwsSolutions-IAM5[Resource::*]',
+    `${XRAY} ec2:DescribeInstances, ec2:DescribeVolumes and ec2:DescribeSpotInstanceRequests support no resource-level permissions either; they only read.`,
+  );
+  ack(
+    fencer.step,
+    `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:${regionAccount(fencer)}:instance/*]`,
+    'ec2:StopInstances (and TerminateInstances when allowed) is limited by the aws:ResourceTag/kubernetes.io/cluster/<name> condition to the instances of this cluster; their ids are not known at deploy time.',
+  );
+  if (fencer.kubectlProvider) acknowledgeKubectlProvider(fencer.kubectlProvider);
+  const sm = fencer.workflow.stateMachine;
+  ack(
+    sm,
+    'AwsSolutions-IAM5[Resource::*]',
+    `${XRAY} CloudWatch Logs delivery for Step Functions (logs:CreateLogDelivery and friends) supports no resource-level permissions.`,
+  );
+  ack(
+    sm,
+    `AwsSolutions-IAM5[Resource::<${logicalId(fencer.step.function)}.Arn>:*]`,
+    'The grant to invoke the step function includes its versions and aliases (CDK LambdaInvoke); the Task calls the unqualified function.',
+  );
+}
+
+/** The aws-eks kubectl provider: the library's own Lambda functions, run only at deploy time. */
+function acknowledgeKubectlProvider(provider: IConstruct): void {
+  const reason =
+    'aws-eks kubectl provider (applies deploy/rbac.yaml at deploy time): its functions, roles and runtime are set by aws-cdk-lib, not by this project.';
+  for (const id of [
+    'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+    'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly]',
+    'AwsSolutions-IAM4[Policy::{"Fn::If":["HandlerHasEcrPublic195AF58A",{"Fn::Join":["",["arn:",{"Ref":"AWS::Partition"},":iam::aws:policy/AmazonElasticContainerRegistryPublicReadOnly"]]},{"Ref":"AWS::NoValue"}]}]',
+    'AwsSolutions-L1',
+    'AwsSolutions-IAM5[Resource::<Handler886CB40B.Arn>:*]',
+  ]) {
+    ack(provider, id, reason);
+  }
+}
+
+/** Acknowledges the stack-level findings. */
+export function acknowledgeStackFindings(deadLetterQueue: IConstruct): void {
+  ack(
+    deadLetterQueue,
+    'AwsSolutions-SQS3',
+    'This queue is itself the dead-letter queue of the EventBridge rule targets.',
+  );
+}

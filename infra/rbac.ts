@@ -1,0 +1,20 @@
+/**
+ * The fencer's Kubernetes RBAC. deploy/rbac.yaml is the one source (written by hand, each permission
+ * with its reason); the stack applies exactly that file to an EKS cluster and maps the functions'
+ * roles to the groups it binds.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadAllYaml } from '@kubernetes/client-node';
+import { PROJECT_ROOT } from './constructs/fencer-function.js';
+
+/** The Kubernetes group the step function's IAM role is mapped to (EKS access entry). */
+export const FENCER_GROUP = 'kube-fencer';
+/** The group of the triggers' roles (event router, health check, manual invoke): read-only. */
+export const TRIGGER_GROUP = 'kube-fencer-trigger';
+export const RBAC_MANIFEST_PATH = join(PROJECT_ROOT, 'deploy', 'rbac.yaml');
+
+/** Every object of deploy/rbac.yaml, in apply order. */
+export function rbacManifests(): Record<string, unknown>[] {
+  return loadAllYaml(readFileSync(RBAC_MANIFEST_PATH, 'utf8')) as Record<string, unknown>[];
+}

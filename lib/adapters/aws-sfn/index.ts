@@ -1,0 +1,2 @@
+/** AWS Step Functions implementation of the Workflow port. */
+export { executionArn, SfnWorkflow, type SfnWorkflowProps } from './sfn-workflow.js';

@@ -1,0 +1,46 @@
+/**
+ * Starting fencing runs. Implemented by `lib/adapters/aws-sfn` (a Step Functions Standard execution
+ * per run); the triggers (event router, health check, manual invoke) only ever start runs through it.
+ */
+import type { FenceRequest } from '../domain/request.js';
+
+/** Where a trigger came from. Metrics and the run's input carry it. */
+export const TriggerSource = {
+  CloudWatchAlarm: 'cloudwatch-alarm',
+  AwsHealth: 'aws-health',
+  Ec2StateChange: 'ec2-state-change',
+  NodeUnreachable: 'node-unreachable',
+  HealthCheck: 'health-check',
+  Manual: 'manual',
+} as const;
+export type TriggerSource = (typeof TriggerSource)[keyof typeof TriggerSource];
+
+/** What set a run off, kept in the execution's input for the audit trail. */
+export interface TriggerRecord {
+  readonly source: TriggerSource;
+  /** The event's own id (EventBridge `id`, a schedule's time, a request id). */
+  readonly eventId: string;
+  /** One human line: which alarm, which Health event, which state change. */
+  readonly detail: string;
+  /** When the trigger was received (ISO 8601). */
+  readonly receivedAt: string;
+}
+
+/** The input of one fencing run: the validated request and why it started. */
+export interface FenceRunInput {
+  readonly request: FenceRequest;
+  readonly trigger: TriggerRecord;
+}
+
+/** What became of a run that was already there. `unknown` when its status could not be read. */
+export type ExistingRunStatus = 'running' | 'succeeded' | 'failed' | 'unknown';
+
+/** What {@link Workflow.start} did. A run of that name already existing is a value, not an error. */
+export type StartResult =
+  | { readonly kind: 'started'; readonly runId: string }
+  | { readonly kind: 'exists'; readonly runId: string; readonly status: ExistingRunStatus };
+
+/** Starts fencing runs by name: a name is used at most once, so a duplicate trigger cannot start a second run. */
+export interface Workflow {
+  start(name: string, input: FenceRunInput): Promise<StartResult>;
+}

@@ -1,0 +1,197 @@
+/**
+ * The deployed shape runs for real, locally: the state machine definition synthesized by CDK is executed
+ * by an Amazon States Language interpreter (aws-local-stepfunctions), with the real step handler
+ * (functions/step, in-process) as its Task, against the lab: a real control plane, the EC2 emulator and
+ * simulated kubelets. Only SNS publishing is replaced, to capture what would be sent. The incident starts
+ * where it starts in AWS: an EC2 status-check alarm, routed to its node by the event router's use case,
+ * which starts the run through the Workflow port (here: the interpreter instead of Step Functions).
+ */
+import { CoreV1Api } from '@kubernetes/client-node';
+import type { Context } from 'aws-lambda';
+import { StateMachine } from 'aws-local-stepfunctions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { providerIdReaders } from '../../functions/shared/provider-ids.js';
+import { WorkflowState } from '../../infra/constructs/workflow-states.js';
+import { describeInstanceState } from '../../lab/ec2-emulator.js';
+import { type Lab, startLab } from '../../lab/lab.js';
+import { waitForRecovery, waitNodeNotReady } from '../../lab/scenarios/incident.js';
+import { attachmentsOf, deployStatefulApp, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
+import { KubeCluster } from '../../lib/adapters/kubernetes/index.js';
+import { routeTrigger, type TriggerDeps } from '../../lib/app/triggers.js';
+import { loadKubeConfig } from '../../lib/compose.js';
+import { parseEvent } from '../../lib/config/events.js';
+import { requestDefaultsSchema } from '../../lib/config/lambda-settings.js';
+import { OUT_OF_SERVICE_TAINT } from '../../lib/domain/node-marks.js';
+import { InMemoryMetrics } from '../../lib/observability/index.js';
+import type { ExistingRunStatus, FenceRunInput, StartResult, Workflow } from '../../lib/ports/workflow.js';
+import { stateMachineDefinition, synth } from '../support/synth.js';
+import { statusCheckAlarm } from '../unit/functions/support/aws-events.js';
+
+type Json = Record<string, unknown>;
+type Handler = (event: unknown, context: Context) => Promise<unknown>;
+
+const lambdaContext = {
+  awsRequestId: 'e2e',
+  functionName: 'step',
+  getRemainingTimeInMillis: () => 60_000,
+} as unknown as Context;
+
+describe('the synthesized fencing workflow, run by an ASL interpreter with the real step handler', () => {
+  let lab: Lab;
+  let app: StatefulApp;
+  let definition: Json;
+  let step: Handler;
+  const savedEnv = { ...process.env };
+  const published: Json[] = [];
+
+  /** Runs one execution: Task `Step` is the real handler, the SNS tasks are captured, Waits take 2 s. */
+  const execute = (name: string, input: Json) => {
+    const machine = new StateMachine(definition as never);
+    const visited: string[] = [];
+    const capture = (message: unknown) => {
+      published.push(message as Json);
+      return { MessageId: `m-${published.length}` };
+    };
+    const execution = machine.run(input as never, {
+      overrides: {
+        taskResourceLocalHandlers: {
+          [WorkflowState.Step]: (state) => step(state, lambdaContext) as never,
+          [WorkflowState.PublishOutcome]: capture,
+          [WorkflowState.PublishFailure]: capture,
+        },
+        waitTimeOverrides: { [WorkflowState.Wait]: 2000 },
+      },
+      context: { Execution: { Name: name, StartTime: new Date().toISOString(), Input: input as never } },
+    });
+    const logging = (async () => {
+      for await (const event of execution.eventLogs) {
+        if (event.type === 'StateEntered') visited.push(event.state.name);
+      }
+    })();
+    return { result: execution.result as Promise<Json>, visited, logging };
+  };
+
+  /** The Workflow port on the interpreter: a name starts at most one execution, as in Step Functions. */
+  class LocalWorkflow implements Workflow {
+    readonly runs = new Map<string, ReturnType<typeof execute> & { status: ExistingRunStatus }>();
+    async start(name: string, input: FenceRunInput): Promise<StartResult> {
+      const existing = this.runs.get(name);
+      if (existing) return { kind: 'exists', runId: name, status: existing.status };
+      const run = { ...execute(name, input as unknown as Json), status: 'running' as ExistingRunStatus };
+      run.result.then(
+        () => (run.status = 'succeeded'),
+        () => (run.status = 'failed'),
+      );
+      this.runs.set(name, run);
+      return { kind: 'started', runId: name };
+    }
+  }
+
+  beforeAll(async () => {
+    definition = stateMachineDefinition(synth([{ name: 'lab', eks: {} }]).template);
+    lab = await startLab({ nodes: 2 });
+    app = await deployStatefulApp(lab, { onNode: 'node-a' });
+    // The step function runs as the lab's `kube-fencer` user: only what deploy/rbac.yaml grants, audited.
+    Object.assign(process.env, lab.fencerEnv, {
+      FENCER_CLUSTER_ACCESS: 'kubeconfig-file',
+      FENCER_KUBECONFIG_PATH: lab.fencerKubeconfigPath,
+      POWERTOOLS_LOG_LEVEL: 'WARN',
+    });
+    ({ handler: step } = (await import('../../functions/step/index.js')) as unknown as { handler: Handler });
+  });
+  afterAll(async () => {
+    process.env = savedEnv;
+    await lab?.stop();
+  });
+
+  it('fences the cut node end to end from its status-check alarm: one run for duplicate alarms, instance stopped, node tainted, the volume moves to node-b, outcome published', async () => {
+    await lab.cut('node-a');
+    await waitNodeNotReady(lab, 'node-a');
+    const workflow = new LocalWorkflow();
+    const router: TriggerDeps = {
+      cluster: new KubeCluster(loadKubeConfig({ path: lab.fencerKubeconfigPath })),
+      compute: providerIdReaders,
+      workflow,
+      clock: { now: () => new Date() },
+      log: { info() {}, warn() {}, error() {} },
+      metrics: new InMemoryMetrics(),
+    };
+    // The lab's node-monitor grace is 10 s (lab/control-plane.ts), and one of its two nodes is down.
+    const requestDefaults = requestDefaultsSchema.parse({
+      limits: { maxUnhealthyFraction: 0.5, leaseGraceSeconds: 10 },
+    });
+    const alarm = statusCheckAlarm('StatusCheckFailed_System', 'ALARM', lab.node('node-a').instanceId);
+
+    const [started] = await routeTrigger(
+      router,
+      { cluster: lab.cluster, requestDefaults },
+      parseEvent(alarm),
+    );
+    const [again] = await routeTrigger(router, { cluster: lab.cluster, requestDefaults }, parseEvent(alarm));
+
+    expect(started).toMatchObject({ result: 'started', node: 'node-a' });
+    expect(again).toMatchObject({ result: 'duplicate', node: 'node-a', status: 'running' });
+    expect(workflow.runs.size).toBe(1);
+    const [runName, run] = [...workflow.runs][0] ?? [];
+    if (!runName || !run) throw new Error('the alarm started no run');
+    const output = await run.result;
+    await run.logging;
+
+    const decision = output.decision as Json;
+    expect(decision.outcome).toBe('fenced');
+    expect((output.history as Json).proofOfOff).toMatchObject({
+      instanceId: lab.node('node-a').instanceId,
+      state: 'stopped',
+    });
+    expect(run.visited).toContain(WorkflowState.Wait);
+    expect(run.visited.at(-1)).toBe(WorkflowState.Fenced);
+    expect(await describeInstanceState(lab.ec2.client, lab.node('node-a').instanceId)).toBe('stopped');
+    const node = await lab.kubeConfig.makeApiClient(CoreV1Api).readNode({ name: 'node-a' });
+    expect(node.spec?.taints).toContainEqual(
+      expect.objectContaining({ key: OUT_OF_SERVICE_TAINT.key, effect: 'NoExecute' }),
+    );
+    await waitForRecovery(lab, app, 'node-a', 'node-b');
+    expect((await attachmentsOf(lab, app.pvName)).get('node-b')?.status?.attached).toBe(true);
+    expect(published.at(-1)).toMatchObject({
+      Message: { outcome: 'fenced', node: 'node-a', cluster: 'lab', runId: runName },
+      MessageAttributes: { outcome: { StringValue: 'fenced' } },
+    });
+    // Taint, don't delete (safety.md rule 5): no VolumeAttachment or Node was deleted, nothing was forbidden.
+    const requests = lab.fencerRequests();
+    expect(
+      requests.filter(
+        (r) => r.verb === 'delete' && ['volumeattachments', 'nodes'].includes(r.objectRef?.resource ?? ''),
+      ),
+    ).toEqual([]);
+    expect(requests.filter((r) => r.responseStatus?.code === 403)).toEqual([]);
+  });
+
+  it('ends a refused run in the Refused Fail state (RefusedError) after publishing the reason', async () => {
+    const run = execute('lab-node-b-refused', { request: { node: 'node-b', cluster: 'lab' } });
+
+    await expect(run.result).rejects.toMatchObject({
+      name: 'ExecutionError',
+      cause: { name: 'RefusedError' },
+    });
+    await run.logging;
+
+    expect(run.visited.slice(-2)).toEqual([WorkflowState.Outcome, WorkflowState.Refused]);
+    expect(published.at(-1)).toMatchObject({
+      Message: { outcome: 'refused', node: 'node-b', reason: 'NodeReady' },
+    });
+  });
+
+  it('catches a ValidationError without retrying it, publishes the failure and fails with its name', async () => {
+    const run = execute('lab-invalid', { request: { node: 'Not_A_Node', cluster: 'lab' } });
+
+    await expect(run.result).rejects.toMatchObject({
+      name: 'ExecutionError',
+      cause: { name: 'ValidationError' },
+    });
+    await run.logging;
+
+    expect(run.visited.filter((s) => s === WorkflowState.Step)).toHaveLength(1);
+    expect(run.visited.slice(-2)).toEqual([WorkflowState.PublishFailure, WorkflowState.StepFailed]);
+    expect(published.at(-1)).toMatchObject({ Message: { outcome: 'failed', error: 'ValidationError' } });
+  });
+});

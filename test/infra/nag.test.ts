@@ -1,0 +1,80 @@
+/** cdk-nag (AwsSolutions pack): no unacknowledged finding, and a written reason on every acknowledgment. */
+import { Validations } from 'aws-cdk-lib';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { describe, expect, it } from 'vitest';
+import { synth } from '../support/synth.js';
+
+const configurations = {
+  'an EKS cluster': [{ name: 'prod', eks: {} }],
+  'a kubeconfig-secret cluster that may terminate': [
+    {
+      name: 'edge',
+      kubeconfigSecretArn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:kc-AbCdEf',
+      allowTerminate: true,
+    },
+  ],
+  'an EKS cluster whose RBAC the stack applies': [
+    {
+      name: 'prod',
+      eks: {
+        kubectlRoleArn: 'arn:aws:iam::123456789012:role/kubectl',
+        kubectlLayerArn: 'arn:aws:lambda:us-east-1:123456789012:layer:kubectl:1',
+      },
+    },
+  ],
+};
+
+const acknowledgments = (root: IConstruct) =>
+  root.node
+    .findAll()
+    .flatMap((c) => c.node.metadata.filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY))
+    .flatMap((m) => Object.entries(m.data as Record<string, string>).map(([id, reason]) => ({ id, reason })));
+
+describe('cdk-nag AwsSolutions', () => {
+  it.each(Object.entries(configurations))('reports no unacknowledged finding for %s', (_name, clusters) => {
+    const { stack } = synth(clusters);
+
+    const report = new AwsSolutionsChecks(undefined, { verbose: true }).validateScope(stack);
+
+    expect(
+      report.violations.map(
+        (v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`,
+      ),
+    ).toEqual([]);
+    expect(report.success).toBe(true);
+  });
+
+  it.each(Object.entries(configurations))(
+    'leaves no CDK warning or error on the stack for %s',
+    (_name, clusters) => {
+      const annotations = Annotations.fromStack(synth(clusters).stack);
+
+      expect(annotations.findError('*', Match.anyValue())).toEqual([]);
+      expect(annotations.findWarning('*', Match.anyValue())).toEqual([]);
+    },
+  );
+
+  it('gives every acknowledgment a reason of substance', () => {
+    const { stack } = synth(configurations['an EKS cluster whose RBAC the stack applies']);
+
+    const acks = acknowledgments(stack);
+    expect(acks.length).toBeGreaterThan(5);
+    for (const ack of acks) expect(ack.reason.length, ack.id).toBeGreaterThan(40);
+  });
+
+  it('still finds what it should: a wildcard action would be reported', async () => {
+    const { Stack } = await import('aws-cdk-lib');
+    const iam = await import('aws-cdk-lib/aws-iam');
+    const { stack } = synth(configurations['an EKS cluster']);
+    const probe = new Stack(stack.node.scope as never, 'Probe');
+    new iam.Role(probe, 'R', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') }).addToPolicy(
+      new iam.PolicyStatement({ actions: ['ec2:*'], resources: ['*'] }),
+    );
+
+    const report = new AwsSolutionsChecks(undefined, {}).validateScope(probe);
+
+    expect(report.violations.map((v) => v.ruleName)).toContain('AwsSolutions-IAM5[Action::ec2:*]');
+  });
+});

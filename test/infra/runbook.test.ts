@@ -1,0 +1,29 @@
+/** RUNBOOK.md stays in step with the code it documents. */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { RejectReason } from '../../lib/app/triggers.js';
+import { REASON_SENTENCES } from '../../lib/domain/reasons.js';
+
+const runbook = readFileSync(new URL('../../RUNBOOK.md', import.meta.url), 'utf8');
+
+describe('RUNBOOK.md', () => {
+  it.each(Object.entries(REASON_SENTENCES))('explains reason %s with its sentence', (code, sentence) => {
+    expect(runbook).toContain(`| \`${code}\` | ${sentence} |`);
+  });
+
+  it.each(Object.values(RejectReason))('names the trigger rejection %s', (reason) => {
+    expect(runbook).toContain(`\`${reason}\``);
+  });
+
+  it('fences by hand with the proof first: stop, wait for stopped, and only then taint', () => {
+    const stop = runbook.indexOf('aws ec2 stop-instances --instance-ids "$INSTANCE" --force');
+    const wait = runbook.indexOf('aws ec2 wait instance-stopped');
+    const taint = runbook.indexOf(
+      'kubectl taint nodes "$NODE" node.kubernetes.io/out-of-service=nodeshutdown:NoExecute\n',
+    );
+
+    expect(stop).toBeGreaterThan(0);
+    expect(wait).toBeGreaterThan(stop);
+    expect(taint).toBeGreaterThan(wait);
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * Synthesizes the kube-fencer stack in-process for tests, and turns the state machine's
+ * DefinitionString (an Fn::Join over Refs and GetAtts) into the ASL JSON it deploys as.
+ */
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { parseClusters } from '../../infra/config.js';
+import { KubeFencerStack } from '../../infra/fencer-stack.js';
+
+export const TEST_ACCOUNT = '123456789012';
+export const TEST_REGION = 'us-east-1';
+
+/** Synthesizes with the given cluster configs (raw, as in cdk.json). Bundling is skipped unless asked for. */
+export function synth(clusters: unknown[], options: { bundle?: boolean } = {}) {
+  const app = new App({ context: options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new KubeFencerStack(app, 'KubeFencer', {
+    clusters: parseClusters(clusters),
+    env: { account: TEST_ACCOUNT, region: TEST_REGION },
+  });
+  return { app, stack, template: Template.fromStack(stack) };
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** A placeholder for a CloudFormation token: a plausible ARN for GetAtt/Ref of a resource. */
+function placeholder(token: Record<string, Json>, resources: Record<string, { Type: string }>): string {
+  const pseudo: Record<string, string> = {
+    'AWS::Partition': 'aws',
+    'AWS::Region': TEST_REGION,
+    'AWS::AccountId': TEST_ACCOUNT,
+    'AWS::URLSuffix': 'amazonaws.com',
+  };
+  const ref = token.Ref as string | undefined;
+  if (ref && pseudo[ref]) return pseudo[ref];
+  const id = ref ?? (token['Fn::GetAtt'] as string[] | undefined)?.[0];
+  const type = id ? resources[id]?.Type : undefined;
+  switch (type) {
+    case 'AWS::Lambda::Function':
+      return `arn:aws:lambda:${TEST_REGION}:${TEST_ACCOUNT}:function:${id}`;
+    case 'AWS::SNS::Topic':
+      return `arn:aws:sns:${TEST_REGION}:${TEST_ACCOUNT}:${id}`;
+    default:
+      throw new Error(`no placeholder for ${JSON.stringify(token)} (${type ?? 'unknown resource'})`);
+  }
+}
+
+/** The ASL definition of the (only, or named) state machine of a template, with tokens resolved to placeholders. */
+export function stateMachineDefinition(
+  template: Template,
+  clusterLogicalIdPart?: string,
+): Record<string, Json> {
+  const json = template.toJSON() as {
+    Resources: Record<string, { Type: string; Properties: Record<string, Json> }>;
+  };
+  const machines = Object.entries(json.Resources).filter(
+    ([id, r]) =>
+      r.Type === 'AWS::StepFunctions::StateMachine' &&
+      (!clusterLogicalIdPart || id.includes(clusterLogicalIdPart)),
+  );
+  if (machines.length !== 1) throw new Error(`expected one state machine, found ${machines.length}`);
+  const definition = machines[0]?.[1].Properties.DefinitionString as Json;
+  const text =
+    typeof definition === 'string'
+      ? definition
+      : ((definition as { 'Fn::Join': [string, Json[]] })['Fn::Join'][1] ?? [])
+          .map((part) =>
+            typeof part === 'string' ? part : placeholder(part as Record<string, Json>, json.Resources),
+          )
+          .join('');
+  return JSON.parse(text) as Record<string, Json>;
+}

@@ -1,0 +1,144 @@
+/** The scheduled health check: who it fences, who it leaves alone, and the blast-radius limits. */
+import { describe, expect, it } from 'vitest';
+import { type HealthCheckSettings, healthCheck } from '../../../lib/app/health-check.js';
+import { INSTANCE_A, INSTANCE_B } from './support/aws-events.js';
+import { fakeDeps, node, pv, REQUEST_DEFAULTS, va } from './support/fakes.js';
+
+const SETTINGS: HealthCheckSettings = {
+  cluster: 'prod',
+  requestDefaults: REQUEST_DEFAULTS,
+  notReadyThresholdSeconds: 180,
+};
+const LONG_AGO = '2026-02-02T17:00:00Z'; // 15 min before NOW
+const JUST_NOW = '2026-02-02T17:14:00Z'; // 1 min before NOW
+
+const healthy = (name: string) =>
+  node(name, `aws:///us-east-1a/i-0${name.replace(/\W/g, '').padEnd(16, '0').slice(0, 16)}`, {
+    ready: 'True',
+  });
+
+const cluster = (extra: ReturnType<typeof node>[] = []) => ({
+  nodes: [
+    node('node-a', `aws:///us-east-1a/${INSTANCE_A}`, { readySince: LONG_AGO }),
+    healthy('node-b'),
+    healthy('node-c'),
+    healthy('node-d'),
+    healthy('node-e'),
+    ...extra,
+  ],
+  vas: [va('node-a', 'pv-db'), va('node-x', 'pv-shared'), va('node-y', 'pv-db2')],
+  pvs: [pv('pv-db'), pv('pv-db2'), pv('pv-shared', ['ReadWriteMany'])],
+});
+
+describe('the health check', () => {
+  it('starts fencing a node NotReady past the threshold that holds a ReadWriteOnce volume', async () => {
+    const { deps, workflow } = fakeDeps(cluster());
+
+    const report = await healthCheck(deps, SETTINGS, 'tick-1');
+
+    expect(report.outcomes).toEqual([expect.objectContaining({ result: 'started', node: 'node-a' })]);
+    expect([...workflow.runs.values()][0]?.input.trigger).toMatchObject({
+      source: 'health-check',
+      eventId: 'tick-1',
+    });
+  });
+
+  it('is idempotent: the next tick finds the run it started', async () => {
+    const { deps, workflow } = fakeDeps(cluster());
+
+    await healthCheck(deps, SETTINGS, 'tick-1');
+    const second = await healthCheck(deps, SETTINGS, 'tick-2');
+
+    expect(second.outcomes).toEqual([expect.objectContaining({ result: 'duplicate', node: 'node-a' })]);
+    expect(workflow.runs.size).toBe(1);
+  });
+
+  it.each([
+    [
+      'NotReady for less than the threshold',
+      node('node-x', `aws:///us-east-1a/${INSTANCE_B}`, { readySince: JUST_NOW }),
+      /less than 180s/,
+    ],
+    [
+      'holding only a ReadWriteMany volume',
+      node('node-x', `aws:///us-east-1a/${INSTANCE_B}`, { readySince: LONG_AGO }),
+      /no ReadWriteOnce/,
+    ],
+    [
+      'opted out',
+      node('node-y', `aws:///us-east-1a/${INSTANCE_B}`, {
+        readySince: LONG_AGO,
+        annotations: { 'kube-fencer.io/opt-out': 'true' },
+      }),
+      /OptedOut/,
+    ],
+    [
+      'a control-plane node',
+      node('node-y', `aws:///us-east-1a/${INSTANCE_B}`, {
+        readySince: LONG_AGO,
+        labels: { 'node-role.kubernetes.io/control-plane': '' },
+      }),
+      /ControlPlaneNotAllowed/,
+    ],
+    [
+      'already out of service',
+      node('node-y', `aws:///us-east-1a/${INSTANCE_B}`, {
+        readySince: LONG_AGO,
+        taints: [{ key: 'node.kubernetes.io/out-of-service', value: 'nodeshutdown', effect: 'NoExecute' }],
+      }),
+      /already out-of-service/,
+    ],
+  ])('leaves alone a node %s, and says why', async (_name, candidate, why) => {
+    const world = cluster([candidate]);
+    world.nodes.shift(); // only the candidate is unhealthy
+    const { deps, workflow } = fakeDeps(world);
+
+    const report = await healthCheck(deps, SETTINGS, 'tick');
+
+    expect(report.skipped).toEqual([{ node: candidate.name, why: expect.stringMatching(why) }]);
+    expect(workflow.runs.size).toBe(0);
+  });
+
+  it('stands down when too many nodes are unhealthy, and counts the refusal', async () => {
+    const world = cluster([node('node-y', `aws:///us-east-1a/${INSTANCE_B}`, { readySince: LONG_AGO })]);
+    world.nodes[1] = node('node-b', 'aws:///us-east-1a/i-0bbbbbbbbbbbbbbbb', { readySince: LONG_AGO });
+    world.nodes[2] = node('node-c', 'aws:///us-east-1a/i-0cccccccccccccccc', { readySince: LONG_AGO });
+    const { deps, workflow, metrics } = fakeDeps(world);
+
+    const report = await healthCheck(deps, SETTINGS, 'tick');
+
+    expect(report.refused).toBe('TooManyUnhealthy');
+    expect(workflow.runs.size).toBe(0);
+    expect(metrics.counts.get('FencingReasons reason=TooManyUnhealthy')).toBe(1);
+  });
+
+  it('starts no more runs than the in-flight limit leaves room for, longest NotReady first', async () => {
+    const world = cluster([
+      node('node-y', `aws:///us-east-1a/${INSTANCE_B}`, { readySince: '2026-02-02T16:00:00Z' }),
+    ]);
+    const limits = { ...REQUEST_DEFAULTS.limits, maxInFlight: 1 };
+    const { deps } = fakeDeps(world);
+
+    const report = await healthCheck(
+      deps,
+      { ...SETTINGS, requestDefaults: { ...REQUEST_DEFAULTS, limits } },
+      'tick',
+    );
+
+    expect(report.outcomes).toEqual([expect.objectContaining({ result: 'started', node: 'node-y' })]);
+    expect(report.deferred).toEqual(['node-a']);
+  });
+
+  it('leaves a node that a run already claims to that run, and counts the claim against the limit', async () => {
+    const world = {
+      ...cluster(),
+      claims: [{ node: 'node-a', runId: 'run-1', renewedAt: '2026-02-02T17:14:50Z' }],
+    };
+    const { deps, workflow } = fakeDeps(world);
+
+    const report = await healthCheck(deps, SETTINGS, 'tick');
+
+    expect(report.skipped).toEqual([{ node: 'node-a', why: 'a fencing run holds its claim' }]);
+    expect(workflow.runs.size).toBe(0);
+  });
+});
