@@ -9,12 +9,12 @@
  */
 import { parseArgs } from 'node:util';
 import { makeInformer, StorageV1Api, type V1VolumeAttachment } from '@kubernetes/client-node';
-import type { RunReport } from '../lib/app/report.js';
-import { type Lab, startLab } from '../lab/lab.js';
-import { manualCure, waitNodeNotReady } from '../lab/scenarios/incident.js';
-import { runFencer } from '../lab/scenarios/fencer-process.js';
-import { deployStatefulApp, type StatefulApp } from '../lab/scenarios/stateful-app.js';
 import { eventually } from '../lab/kube-wait.js';
+import { type Lab, startLab } from '../lab/lab.js';
+import { runFencer } from '../lab/scenarios/fencer-process.js';
+import { manualCure, waitNodeNotReady } from '../lab/scenarios/incident.js';
+import { deployStatefulApp, type StatefulApp } from '../lab/scenarios/stateful-app.js';
+import type { RunReport } from '../lib/app/report.js';
 
 type Mode = 'fencer' | 'fencer --no-accelerate' | 'manual';
 
@@ -27,13 +27,16 @@ interface Sample {
 /** Records when each VolumeAttachment of a PV was deleted and when one became attached, per node. */
 async function watchAttachments(lab: Lab, pv: string) {
   const storage = lab.kubeConfig.makeApiClient(StorageV1Api);
-  const informer = makeInformer(lab.kubeConfig, '/apis/storage.k8s.io/v1/volumeattachments', () => storage.listVolumeAttachment());
+  const informer = makeInformer(lab.kubeConfig, '/apis/storage.k8s.io/v1/volumeattachments', () =>
+    storage.listVolumeAttachment(),
+  );
   const deletedAt = new Map<string, number>();
   const attachedAt = new Map<string, number>();
   const mine = (va: V1VolumeAttachment) => va.spec.source.persistentVolumeName === pv;
   informer.on('delete', (va) => mine(va) && deletedAt.set(va.spec.nodeName, Date.now()));
   const onChange = (va: V1VolumeAttachment) => {
-    if (mine(va) && va.status?.attached && !attachedAt.has(va.spec.nodeName)) attachedAt.set(va.spec.nodeName, Date.now());
+    if (mine(va) && va.status?.attached && !attachedAt.has(va.spec.nodeName))
+      attachedAt.set(va.spec.nodeName, Date.now());
   };
   informer.on('add', onChange);
   informer.on('update', onChange);
@@ -60,14 +63,26 @@ async function sample(mode: Mode): Promise<Sample> {
       await manualCure(lab, 'node-a');
     } else {
       const extra = mode === 'fencer' ? [] : ['--no-accelerate'];
-      const run = await runFencer(lab, ['fence', 'node-a', '--lease-grace', '10', '--output', 'json', ...extra]);
+      const run = await runFencer(lab, [
+        'fence',
+        'node-a',
+        '--lease-grace',
+        '10',
+        '--output',
+        'json',
+        ...extra,
+      ]);
       if (run.code !== 0 || !run.report) throw new Error(`fencer exited ${run.code}: ${run.stderr}`);
       report = run.report;
     }
-    await eventually('replacement attached on node-b', async () => (watch.attachedAt.has('node-b') ? true : undefined), {
-      timeoutMs: 180_000,
-      intervalMs: 50,
-    });
+    await eventually(
+      'replacement attached on node-b',
+      async () => (watch.attachedAt.has('node-b') ? true : undefined),
+      {
+        timeoutMs: 180_000,
+        intervalMs: 50,
+      },
+    );
     const ttrSeconds = ((watch.attachedAt.get('node-b') ?? 0) - t0) / 1000;
     watch.stop();
     if (!report) return { ttrSeconds };
@@ -77,7 +92,8 @@ async function sample(mode: Mode): Promise<Sample> {
     const seen = vaDeleted ? report.steps.find((s) => Date.parse(s.at) >= vaDeleted) : undefined;
     return {
       ttrSeconds,
-      offToTaintSeconds: taintStep && proofAt ? (Date.parse(taintStep.at) + taintStep.tookMs - proofAt) / 1000 : undefined,
+      offToTaintSeconds:
+        taintStep && proofAt ? (Date.parse(taintStep.at) + taintStep.tookMs - proofAt) / 1000 : undefined,
       vaDeletedToSeenSeconds: seen && vaDeleted ? (Date.parse(seen.at) - vaDeleted) / 1000 : undefined,
     };
   } finally {
@@ -102,8 +118,11 @@ for (const mode of ['fencer', 'fencer --no-accelerate', 'manual'] as const) {
 }
 const pick = (mode: Mode, f: (s: Sample) => number | undefined) =>
   (results.get(mode) ?? []).map(f).filter((x): x is number => x !== undefined);
-console.log(`time to recovery in the lab (median of ${runs}): cure started → replacement's VolumeAttachment attached`);
-for (const mode of results.keys()) console.log(`  ${mode.padEnd(26)} ${median(pick(mode, (s) => s.ttrSeconds))}`);
+console.log(
+  `time to recovery in the lab (median of ${runs}): cure started → replacement's VolumeAttachment attached`,
+);
+for (const mode of results.keys())
+  console.log(`  ${mode.padEnd(26)} ${median(pick(mode, (s) => s.ttrSeconds))}`);
 console.log('fencer internals (accelerated runs):');
 console.log(`  confirmed off → taint on       ${median(pick('fencer', (s) => s.offToTaintSeconds))}`);
 console.log(`  VolumeAttachment deleted → seen ${median(pick('fencer', (s) => s.vaDeletedToSeenSeconds))}`);

@@ -10,7 +10,10 @@ export function registerDemo(program: Command): void {
       'replay the Multi-Attach incident in the local lab (real control plane, EC2 emulator) and print the timeline',
     )
     .option('--quiet', 'print only the final timeline, not each line as it happens')
-    .option('--manual', 'cure by hand as in the article (stop the instance, taint the node) instead of with the fencer')
+    .option(
+      '--manual',
+      'cure by hand as in the article (stop the instance, taint the node) instead of with the fencer',
+    )
     .action(async (options: { quiet?: boolean; manual?: boolean }) => {
       const out = (line: string) => process.stdout.write(`${line}\n`);
       out(

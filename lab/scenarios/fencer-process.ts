@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import type { RunReport } from '../../lib/app/report.js';
 import type { Lab } from '../lab.js';
 import { REPO_ROOT } from '../paths.js';
-import type { RunReport } from '../../lib/app/report.js';
 
 export interface FencerRun {
   readonly child: ChildProcess;

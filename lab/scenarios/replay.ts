@@ -1,6 +1,7 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { Lab } from '../lab.js';
 import { Timeline } from '../timeline.js';
+import { startFencer } from './fencer-process.js';
 import {
   forceDeletePod,
   powerOffAndConfirm,
@@ -10,7 +11,6 @@ import {
   waitNodeNotReady,
   waitPodTerminating,
 } from './incident.js';
-import { startFencer } from './fencer-process.js';
 import { deployStatefulApp } from './stateful-app.js';
 
 /** How the stuck volume gets released at the end of the replay. */
