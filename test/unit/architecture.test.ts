@@ -1,0 +1,79 @@
+/**
+ * The dependency direction of architecture.md, checked: functions/ and cli/ → lib/app → lib/ports →
+ * lib/domain; adapters implement ports and import only their SDK plus ports and domain; only the
+ * composition roots build adapters; infra/ imports no use case and no adapter.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../lab/paths.js';
+
+function sources(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(join(REPO_ROOT, dir))) {
+    const path = join(dir, entry);
+    if (statSync(join(REPO_ROOT, path)).isDirectory()) out.push(...sources(path));
+    else if (path.endsWith('.ts')) out.push(path);
+  }
+  return out;
+}
+
+/** The repository-relative targets of a file's relative imports. */
+function localImports(file: string): string[] {
+  const text = readFileSync(join(REPO_ROOT, file), 'utf8');
+  const specs = [...text.matchAll(/(?:import|export)[^'"]*?from\s+['"](\.[^'"]+)['"]/g)].map(
+    (m) => m[1] ?? '',
+  );
+  return specs.map((s) => relative(REPO_ROOT, resolve(join(REPO_ROOT, dirname(file)), s)));
+}
+
+function violations(dir: string, allowed: (target: string, file: string) => boolean): string[] {
+  return sources(dir).flatMap((file) =>
+    localImports(file)
+      .filter((target) => !allowed(target, file))
+      .map((target) => `${file} → ${target}`),
+  );
+}
+
+const within = (target: string, ...prefixes: string[]) => prefixes.some((p) => target.startsWith(p));
+
+describe('dependency direction', () => {
+  it('lib/domain imports nothing outside itself', () => {
+    expect(violations('lib/domain', (t) => within(t, 'lib/domain/'))).toEqual([]);
+  });
+
+  it('lib/ports imports only ports and domain', () => {
+    expect(violations('lib/ports', (t) => within(t, 'lib/ports/', 'lib/domain/'))).toEqual([]);
+  });
+
+  it('lib/app imports only app, ports and domain', () => {
+    expect(violations('lib/app', (t) => within(t, 'lib/app/', 'lib/ports/', 'lib/domain/'))).toEqual([]);
+  });
+
+  it('each adapter imports only itself, ports and domain', () => {
+    const adapters = readdirSync(join(REPO_ROOT, 'lib/adapters'));
+    for (const adapter of adapters) {
+      const own = `lib/adapters/${adapter}/`;
+      expect(violations(own.slice(0, -1), (t) => within(t, own, 'lib/ports/', 'lib/domain/'))).toEqual([]);
+    }
+  });
+
+  // Event names, setting names and metric names are shared with the handlers so that they have one source.
+  it('infra imports at most domain constants, config vocabulary and metric names', () => {
+    expect(
+      violations('infra', (t) => within(t, 'infra/', 'lib/domain/', 'lib/config/', 'lib/observability/')),
+    ).toEqual([]);
+  });
+
+  it('only the composition roots build adapters', () => {
+    const roots = ['lib/compose.ts', 'functions/shared/'];
+    const builds = [...sources('lib'), ...sources('functions'), ...sources('cli')]
+      .filter((f) => !f.startsWith('lib/adapters/') && !roots.some((r) => f.startsWith(r)))
+      .flatMap((f) =>
+        localImports(f)
+          .filter((t) => t.startsWith('lib/adapters/'))
+          .map((t) => `${f} → ${t}`),
+      );
+    expect(builds).toEqual([]);
+  });
+});
