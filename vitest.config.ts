@@ -7,7 +7,18 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['test/unit/**/*.test.ts', 'test/infra/**/*.test.ts'],
+          include: ['test/unit/**/*.test.ts'],
+          // Property tests walk thousands of generated runs; a busy 2-core machine needs headroom.
+          testTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          // CDK synthesis bundles every function with esbuild: seconds each on a busy machine.
+          name: 'infra',
+          include: ['test/infra/**/*.test.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
         },
       },
       {
