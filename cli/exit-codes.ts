@@ -10,6 +10,8 @@ export const ExitCode = {
   Refused: 3,
   /** The run could not finish: deadline, timeout, or an API that kept failing. */
   Failed: 4,
+  /** `fencer sweep --fail-on-findings` found something. */
+  Findings: 5,
 } as const;
 
 export const EXIT_CODES_HELP = `Exit codes:
@@ -17,4 +19,5 @@ export const EXIT_CODES_HELP = `Exit codes:
   2  bad input (nothing changed)
   3  refused by a safety rule (reason code in the output; nothing unsafe done)
   4  failed: deadline or --timeout passed, or an API kept failing
+  5  sweep found problems (only with --fail-on-findings)
   1  unexpected error`;

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import { registerDemo } from './commands/demo.js';
+import { registerDiagnose } from './commands/diagnose.js';
 import { registerFence } from './commands/fence.js';
 import { registerStatus } from './commands/status.js';
+import { registerSweep } from './commands/sweep.js';
 import { registerUnfence } from './commands/unfence.js';
 import { EXIT_CODES_HELP, ExitCode } from './exit-codes.js';
 import { reportFatal } from './fatal.js';
@@ -19,6 +21,8 @@ const program = new Command()
 registerFence(program);
 registerUnfence(program);
 registerStatus(program);
+registerSweep(program);
+registerDiagnose(program);
 registerDemo(program);
 
 try {

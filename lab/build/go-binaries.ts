@@ -62,6 +62,13 @@ const BINARIES: readonly BinarySpec[] = [
     pkg: 'k8s.io/kubernetes/cmd/kube-scheduler',
     ldflags: `-s -w ${k8sVersionFlags()}`,
   },
+  // Not run by the lab itself: the anchor the sweep benchmark compares against (bench/sweep-scale.ts).
+  {
+    name: 'kubectl',
+    module: 'k8s',
+    pkg: 'k8s.io/kubernetes/cmd/kubectl',
+    ldflags: `-s -w ${k8sVersionFlags()}`,
+  },
   {
     name: 'csi-attacher',
     module: 'csi',

@@ -31,6 +31,10 @@ export class InMemoryMetrics implements Metrics {
   seconds(name: string, value: number): void {
     this.durations.push({ name, value });
   }
+  gauge(name: string, value: number, dimensions: Readonly<Record<string, string>> = {}): void {
+    const key = [name, ...Object.entries(dimensions).map(([k, v]) => `${k}=${v}`)].join(' ');
+    this.counts.set(key, (this.counts.get(key) ?? 0) + value);
+  }
 }
 
 /** CloudWatch metrics through Powertools (EMF); call `flush()` at the end of an invocation. */
@@ -49,6 +53,7 @@ export function createCloudWatchMetrics(): Metrics & { flush(): void } {
   return {
     count: (name, dimensions) => single(name, MetricUnit.Count, 1, dimensions),
     seconds: (name, value, dimensions) => single(name, MetricUnit.Seconds, value, dimensions),
+    gauge: (name, value, dimensions) => single(name, MetricUnit.Count, value, dimensions),
     flush: () => metrics.publishStoredMetrics(),
   };
 }

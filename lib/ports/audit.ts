@@ -9,6 +9,8 @@ export interface AuditLog {
 export interface Metrics {
   count(name: string, dimensions?: Readonly<Record<string, string>>): void;
   seconds(name: string, value: number, dimensions?: Readonly<Record<string, string>>): void;
+  /** A count observed at once (e.g. findings of one class in a sweep). Optional: callers fall back to `count`. */
+  gauge?(name: string, value: number, dimensions?: Readonly<Record<string, string>>): void;
 }
 
 /** The time. Injected so tests and replays control it. */

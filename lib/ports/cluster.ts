@@ -48,6 +48,10 @@ export interface PodView {
   /** Whether the pod tolerates every NoExecute taint (such a pod is never evicted by a taint). */
   readonly toleratesEverything: boolean;
   readonly ownerKind?: string;
+  /** Why the first waiting container waits, e.g. `ContainerCreating`; absent when none waits. */
+  readonly waitingReason?: string;
+  /** The scheduler's message when PodScheduled is False (e.g. `0/3 nodes are available: ...`). */
+  readonly unschedulableMessage?: string;
 }
 
 export interface VolumeAttachmentView {
@@ -62,6 +66,11 @@ export interface VolumeAttachmentView {
   readonly deletionTimestamp?: string;
   readonly finalizers: readonly string[];
   readonly createdAt: string;
+  /**
+   * The CSI node id the attacher recorded in `csi.alpha.kubernetes.io/node-id` (for EBS the
+   * instance id): it names the machine even after the Node object is gone.
+   */
+  readonly csiNodeId?: string;
 }
 
 export interface PersistentVolumeView {
@@ -76,6 +85,60 @@ export interface PersistentVolumeView {
   /** A `local` or `hostPath` volume: it never moves to another node. */
   readonly nodeBound: boolean;
   readonly phase?: string;
+  /** For a node-bound (local) PV, the nodes its affinity names (`kubernetes.io/hostname`). */
+  readonly nodeNames?: readonly string[];
+}
+
+export interface PersistentVolumeClaimView {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  /** The PV it is bound to (`spec.volumeName`). */
+  readonly volumeName?: string;
+  readonly storageClassName?: string;
+  readonly accessModes: readonly string[];
+  /** `Pending`, `Bound` or `Lost`. */
+  readonly phase?: string;
+}
+
+export interface StorageClassView {
+  readonly name: string;
+  readonly provisioner: string;
+  /** `Immediate` (the API's default) or `WaitForFirstConsumer`. */
+  readonly volumeBindingMode: string;
+  /** The class restricts provisioning to listed topologies. */
+  readonly allowedTopologies: boolean;
+}
+
+export interface CSINodeView {
+  readonly name: string;
+  readonly drivers: readonly {
+    readonly name: string;
+    readonly nodeId?: string;
+    /** `allocatable.count`: the scheduler's attach limit; absent means unlimited. */
+    readonly allocatableCount?: number;
+  }[];
+}
+
+/** A Kubernetes object that Events are about. */
+export interface EventTarget {
+  readonly kind: string;
+  readonly name: string;
+  /** Unset for cluster-scoped objects (their Events live in `default`). */
+  readonly namespace?: string;
+}
+
+/** One Event about an object, as `kubectl describe` shows it. */
+export interface ObjectEventView {
+  readonly type: string;
+  readonly reason: string;
+  readonly message: string;
+  /** How many times it happened (series and legacy counts folded together). */
+  readonly count: number;
+  /** When it last happened, ISO 8601. */
+  readonly lastSeen?: string;
+  /** Who reported it, e.g. `attachdetach-controller`. */
+  readonly source?: string;
 }
 
 export interface ServerVersion {
@@ -130,6 +193,18 @@ export interface Cluster {
   /** VolumeAttachments, all or those of one node, fetched page by page. */
   listVolumeAttachments(filter?: { readonly nodeName?: string }): Promise<readonly VolumeAttachmentView[]>;
   listPersistentVolumes(): Promise<readonly PersistentVolumeView[]>;
+  getVolumeAttachment(name: string): Promise<VolumeAttachmentView | null>;
+  getPersistentVolume(name: string): Promise<PersistentVolumeView | null>;
+  getPod(namespace: string, name: string): Promise<PodView | null>;
+  /** Pods in one namespace or all, optionally only those in `phase` (a server-side field selector), page by page. */
+  listPods(filter?: { readonly namespace?: string; readonly phase?: string }): Promise<readonly PodView[]>;
+  getPersistentVolumeClaim(namespace: string, name: string): Promise<PersistentVolumeClaimView | null>;
+  /** The claims of one namespace, or of all, page by page. */
+  listPersistentVolumeClaims(namespace?: string): Promise<readonly PersistentVolumeClaimView[]>;
+  listStorageClasses(): Promise<readonly StorageClassView[]>;
+  listCSINodes(): Promise<readonly CSINodeView[]>;
+  /** The Events about one object, newest last, at most `limit` of them (default 50). */
+  listEvents(target: EventTarget, options?: { readonly limit?: number }): Promise<readonly ObjectEventView[]>;
 
   /**
    * Adds a taint by read-modify-write with resourceVersion (retrying on conflict), leaving other

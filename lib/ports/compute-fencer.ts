@@ -1,3 +1,4 @@
+import type { DiskState } from '../domain/disk.js';
 import type {
   DiskAttachment,
   InstanceRef,
@@ -5,6 +6,7 @@ import type {
   PowerEvidence,
   ProviderName,
 } from '../domain/instance.js';
+import type { Fallible } from '../domain/observation.js';
 
 /** Options threaded into every mutating provider call. */
 export interface PowerOffOptions {
@@ -28,6 +30,18 @@ export type PowerOffOutcome =
     }
   | { readonly kind: 'not-stoppable'; readonly detail: string };
 
+/** Many answers from few provider calls: what each id came to, and how many calls it took. */
+export interface BatchAnswer<T> {
+  readonly results: ReadonlyMap<string, Fallible<T>>;
+  readonly calls: number;
+}
+
+/** Bounds on a batch: sweeps of large clusters must not turn into a storm of provider calls. */
+export interface BatchOptions {
+  /** Stop after this many calls; the ids not answered by then are faults. @default 50 */
+  readonly maxCalls?: number;
+}
+
 /**
  * Proves machines off and forces them off. One implementation per compute provider
  * (AWS EC2, Alibaba ECS); chosen from the node's providerID.
@@ -44,4 +58,17 @@ export interface ComputeFencer {
   powerOff(ref: InstanceRef, options: PowerOffOptions): Promise<PowerOffOutcome>;
   /** Block devices the provider still reports on the machine. */
   attachedDisks(ref: InstanceRef): Promise<readonly DiskAttachment[]>;
+  /**
+   * Power states of many machines in few calls (EC2: up to 1000 ids per DescribeInstances), keyed by
+   * instance id. Optional: without it, callers observe one machine at a time.
+   */
+  observePowerMany?(
+    refs: readonly InstanceRef[],
+    options?: BatchOptions,
+  ): Promise<BatchAnswer<PowerEvidence>>;
+  /**
+   * Where each disk is attached, keyed by volume id; a disk the provider does not know is
+   * `exists: false` (only when the provider said so). Optional: without it, disks cannot be proven released.
+   */
+  describeDisks?(volumeIds: readonly string[], options?: BatchOptions): Promise<BatchAnswer<DiskState>>;
 }

@@ -5,6 +5,7 @@ import {
   paginateDescribeVolumes,
   type Volume,
 } from '@aws-sdk/client-ec2';
+import type { DiskState } from '../../domain/disk.js';
 import {
   type DiskAttachment,
   type InstanceRef,
@@ -12,7 +13,13 @@ import {
   type PowerEvidence,
   ProviderName,
 } from '../../domain/instance.js';
-import type { ComputeFencer, PowerOffOptions, PowerOffOutcome } from '../../ports/compute-fencer.js';
+import type {
+  BatchAnswer,
+  BatchOptions,
+  ComputeFencer,
+  PowerOffOptions,
+  PowerOffOutcome,
+} from '../../ports/compute-fencer.js';
 import { createEc2Client } from './ec2-client.js';
 import { ProviderIdError, RegionMismatchError } from './errors.js';
 import {
@@ -21,6 +28,7 @@ import {
   toDiskAttachmentState,
   toPowerEvidence,
 } from './instance-evidence.js';
+import { describeInstancesBatch, describeVolumesBatch, observeInRegion } from './inventory.js';
 import { type Ec2FencerLogger, silentLogger } from './logger.js';
 import { requestPowerOff } from './power-off.js';
 import { parseAwsProviderId, zoneInRegion } from './provider-id.js';
@@ -169,6 +177,22 @@ export class Ec2ComputeFencer implements ComputeFencer {
       }
     }
     return disks;
+  }
+
+  /** Batched DescribeInstances; refs outside this fencer's region are faults, never "not found". */
+  observePowerMany(
+    refs: readonly InstanceRef[],
+    options: BatchOptions = {},
+  ): Promise<BatchAnswer<PowerEvidence>> {
+    return observeInRegion(
+      refs,
+      (ref) => this.#assertInRegion(ref),
+      (ids) => describeInstancesBatch(this.#client, ids, this.#now, options.maxCalls),
+    );
+  }
+
+  describeDisks(volumeIds: readonly string[], options: BatchOptions = {}): Promise<BatchAnswer<DiskState>> {
+    return describeVolumesBatch(this.#client, volumeIds, this.#now, options.maxCalls);
   }
 
   async #volumesOf(ref: InstanceRef): Promise<Volume[]> {

@@ -4,20 +4,26 @@ import {
   CoreV1Api,
   type KubeConfig,
   StorageV1Api,
+  type V1VolumeAttachment,
   VersionApi,
 } from '@kubernetes/client-node';
 import type {
   ClaimResult,
   Cluster,
+  CSINodeView,
+  EventTarget,
   FencingClaim,
   LeaseView,
   MutationOptions,
   NodeEvent,
   NodeView,
   NodeWriteOptions,
+  ObjectEventView,
+  PersistentVolumeClaimView,
   PersistentVolumeView,
   PodView,
   ServerVersion,
+  StorageClassView,
   Taint,
   VolumeAttachmentView,
 } from '../../ports/cluster.js';
@@ -27,10 +33,11 @@ import { isNotFound, toKubernetesApiError } from './errors.js';
 import { recordNodeEvent } from './events.js';
 import { type KubeClusterLogger, silentLogger } from './logger.js';
 import { NodeWriter } from './node-writer.js';
-import { listAll } from './pagination.js';
+import { RawLister } from './raw-list.js';
+import { ClusterReads } from './reads.js';
 import { type ConflictRetryPolicy, DEFAULT_CONFLICT_RETRY } from './retry.js';
 import { toPersistentVolumeView, toVolumeAttachmentView } from './storage-views.js';
-import { toLeaseView, toNodeView, toPodView, toServerVersion } from './views.js';
+import { toLeaseView, toNodeView, toPodView as toPodViewOf, toServerVersion } from './views.js';
 import { waitForNodeChange } from './watch.js';
 
 /** Where kubelets keep their heartbeat Leases. */
@@ -66,20 +73,22 @@ export class KubeCluster implements Cluster {
   readonly #core: CoreV1Api;
   readonly #storage: StorageV1Api;
   readonly #coordination: CoordinationV1Api;
-  readonly #pageSize: number;
   readonly #fieldManager: string;
   readonly #reportingInstance: string;
   readonly #logger: KubeClusterLogger;
   readonly #now: () => Date;
   readonly #nodes: NodeWriter;
   readonly #claims: ClaimLease;
+  readonly #lister: RawLister;
+  readonly #reads: ClusterReads;
 
   constructor(kubeConfig: KubeConfig, props: KubeClusterProps = {}) {
     this.#kubeConfig = kubeConfig;
     this.#core = kubeConfig.makeApiClient(CoreV1Api);
     this.#storage = kubeConfig.makeApiClient(StorageV1Api);
     this.#coordination = kubeConfig.makeApiClient(CoordinationV1Api);
-    this.#pageSize = props.pageSize ?? 500;
+    this.#lister = new RawLister(kubeConfig, props.pageSize ?? 500);
+    this.#reads = new ClusterReads(this.#core, this.#storage, this.#lister);
     this.#fieldManager = props.fieldManager ?? 'kube-fencer';
     this.#reportingInstance = props.reportingInstance ?? hostname();
     this.#logger = props.logger ?? silentLogger;
@@ -109,9 +118,8 @@ export class KubeCluster implements Cluster {
     );
   }
 
-  async listNodes(): Promise<readonly NodeView[]> {
-    const nodes = await listAll('listNode', 'nodes', this.#pageSize, (page) => this.#core.listNode(page));
-    return nodes.map(toNodeView);
+  listNodes(): Promise<readonly NodeView[]> {
+    return this.#lister.list('listNode', '/api/v1/nodes', {}, toNodeView);
   }
 
   getNodeLease(name: string): Promise<LeaseView | null> {
@@ -120,31 +128,68 @@ export class KubeCluster implements Cluster {
     );
   }
 
-  async listPodsOnNode(nodeName: string): Promise<readonly PodView[]> {
-    const fieldSelector = `spec.nodeName=${nodeName}`;
-    const pods = await listAll('listPodForAllNamespaces', `pods on ${nodeName}`, this.#pageSize, (page) =>
-      this.#core.listPodForAllNamespaces({ ...page, fieldSelector }),
+  listPodsOnNode(nodeName: string): Promise<readonly PodView[]> {
+    return this.#lister.list(
+      'listPodForAllNamespaces',
+      '/api/v1/pods',
+      { fieldSelector: `spec.nodeName=${nodeName}` },
+      toPodViewOf,
     );
-    return pods.map(toPodView);
   }
 
-  async listVolumeAttachments(
+  listVolumeAttachments(
     filter: { readonly nodeName?: string } = {},
   ): Promise<readonly VolumeAttachmentView[]> {
-    // The API has no field selector on spec.nodeName for VolumeAttachments: filter here.
-    const all = await listAll('listVolumeAttachment', 'volumeattachments', this.#pageSize, (page) =>
-      this.#storage.listVolumeAttachment(page),
+    // The API has no field selector on spec.nodeName for VolumeAttachments: filter page by page.
+    const path = '/apis/storage.k8s.io/v1/volumeattachments';
+    return this.#lister.list('listVolumeAttachment', path, {}, (va: V1VolumeAttachment) =>
+      filter.nodeName === undefined || va.spec.nodeName === filter.nodeName
+        ? toVolumeAttachmentView(va)
+        : undefined,
     );
-    return all
-      .filter((va) => filter.nodeName === undefined || va.spec.nodeName === filter.nodeName)
-      .map(toVolumeAttachmentView);
   }
 
-  async listPersistentVolumes(): Promise<readonly PersistentVolumeView[]> {
-    const pvs = await listAll('listPersistentVolume', 'persistentvolumes', this.#pageSize, (page) =>
-      this.#core.listPersistentVolume(page),
-    );
-    return pvs.map(toPersistentVolumeView);
+  listPersistentVolumes(): Promise<readonly PersistentVolumeView[]> {
+    return this.#lister.list('listPersistentVolume', '/api/v1/persistentvolumes', {}, toPersistentVolumeView);
+  }
+
+  getVolumeAttachment(name: string): Promise<VolumeAttachmentView | null> {
+    return this.#reads.getVolumeAttachment(name);
+  }
+
+  getPersistentVolume(name: string): Promise<PersistentVolumeView | null> {
+    return this.#reads.getPersistentVolume(name);
+  }
+
+  getPod(namespace: string, name: string): Promise<PodView | null> {
+    return this.#reads.getPod(namespace, name);
+  }
+
+  listPods(filter?: { readonly namespace?: string; readonly phase?: string }): Promise<readonly PodView[]> {
+    return this.#reads.listPods(filter);
+  }
+
+  getPersistentVolumeClaim(namespace: string, name: string): Promise<PersistentVolumeClaimView | null> {
+    return this.#reads.getPersistentVolumeClaim(namespace, name);
+  }
+
+  listPersistentVolumeClaims(namespace?: string): Promise<readonly PersistentVolumeClaimView[]> {
+    return this.#reads.listPersistentVolumeClaims(namespace);
+  }
+
+  listStorageClasses(): Promise<readonly StorageClassView[]> {
+    return this.#reads.listStorageClasses();
+  }
+
+  listCSINodes(): Promise<readonly CSINodeView[]> {
+    return this.#reads.listCSINodes();
+  }
+
+  listEvents(
+    target: EventTarget,
+    options?: { readonly limit?: number },
+  ): Promise<readonly ObjectEventView[]> {
+    return this.#reads.listEvents(target, options);
   }
 
   addTaint(

@@ -1,6 +1,19 @@
 /** Pure mapping from client-node storage objects to the Cluster port's views. */
-import type { V1PersistentVolume, V1VolumeAttachment, V1VolumeError } from '@kubernetes/client-node';
-import type { PersistentVolumeView, VolumeAttachmentView } from '../../ports/cluster.js';
+import type {
+  V1CSINode,
+  V1PersistentVolume,
+  V1PersistentVolumeClaim,
+  V1StorageClass,
+  V1VolumeAttachment,
+  V1VolumeError,
+} from '@kubernetes/client-node';
+import type {
+  CSINodeView,
+  PersistentVolumeClaimView,
+  PersistentVolumeView,
+  StorageClassView,
+  VolumeAttachmentView,
+} from '../../ports/cluster.js';
 import { isoTime } from './views.js';
 
 const toVolumeError = (error: V1VolumeError | undefined): VolumeAttachmentView['attachError'] => {
@@ -9,8 +22,16 @@ const toVolumeError = (error: V1VolumeError | undefined): VolumeAttachmentView['
   return { message: error.message ?? '', ...(time ? { time } : {}) };
 };
 
+/** Where the external-attacher records the CSI node id it attached to (the EBS instance id). */
+export const CSI_NODE_ID_ANNOTATION = 'csi.alpha.kubernetes.io/node-id';
+
 /** A VolumeAttachment as plain data; `attached` is false until the attacher says otherwise. */
-export const toVolumeAttachmentView = (va: V1VolumeAttachment): VolumeAttachmentView => ({
+export const toVolumeAttachmentView = (va: V1VolumeAttachment): VolumeAttachmentView => {
+  const nodeId = va.metadata?.annotations?.[CSI_NODE_ID_ANNOTATION];
+  return { ...vaFields(va), ...(nodeId ? { csiNodeId: nodeId } : {}) };
+};
+
+const vaFields = (va: V1VolumeAttachment): VolumeAttachmentView => ({
   name: va.metadata?.name ?? '',
   uid: va.metadata?.uid ?? '',
   nodeName: va.spec.nodeName,
@@ -64,5 +85,43 @@ export const toPersistentVolumeView = (pv: V1PersistentVolume): PersistentVolume
     zones: zonesOf(pv),
     nodeBound: Boolean(spec?.local ?? spec?.hostPath),
     phase: pv.status?.phase,
+    ...(spec?.local || spec?.hostPath ? { nodeNames: hostnamesOf(pv) } : {}),
   };
 };
+
+/** The node names a PV's required affinity pins it to (`kubernetes.io/hostname In [...]`). */
+export const hostnamesOf = (pv: V1PersistentVolume): string[] =>
+  (pv.spec?.nodeAffinity?.required?.nodeSelectorTerms ?? []).flatMap((term) =>
+    (term.matchExpressions ?? [])
+      .filter((e) => e.key === 'kubernetes.io/hostname' && e.operator === 'In')
+      .flatMap((e) => e.values ?? []),
+  );
+
+/** A PersistentVolumeClaim as plain data. */
+export const toPersistentVolumeClaimView = (pvc: V1PersistentVolumeClaim): PersistentVolumeClaimView => ({
+  namespace: pvc.metadata?.namespace ?? '',
+  name: pvc.metadata?.name ?? '',
+  uid: pvc.metadata?.uid ?? '',
+  volumeName: pvc.spec?.volumeName || undefined,
+  storageClassName: pvc.spec?.storageClassName || undefined,
+  accessModes: [...(pvc.spec?.accessModes ?? [])],
+  phase: pvc.status?.phase,
+});
+
+/** A StorageClass as plain data; a missing binding mode is the API's default, `Immediate`. */
+export const toStorageClassView = (sc: V1StorageClass): StorageClassView => ({
+  name: sc.metadata?.name ?? '',
+  provisioner: sc.provisioner,
+  volumeBindingMode: sc.volumeBindingMode || 'Immediate',
+  allowedTopologies: (sc.allowedTopologies ?? []).length > 0,
+});
+
+/** A CSINode's drivers with their node ids and attach limits. */
+export const toCsiNodeView = (csiNode: V1CSINode): CSINodeView => ({
+  name: csiNode.metadata?.name ?? '',
+  drivers: (csiNode.spec?.drivers ?? []).map((d) => ({
+    name: d.name,
+    ...(d.nodeID ? { nodeId: d.nodeID } : {}),
+    ...(typeof d.allocatable?.count === 'number' ? { allocatableCount: d.allocatable.count } : {}),
+  })),
+});

@@ -90,6 +90,17 @@ export const toPodView = (pod: V1Pod): PodView => {
     claimNames: claimNamesOf(pod),
     toleratesEverything: (pod.spec?.tolerations ?? []).some(toleratesEveryNoExecute),
     ownerKind: owner?.kind,
+    ...podStatusFields(pod),
+  };
+};
+
+/** Why a pod is not running yet: a waiting container's reason, the scheduler's message. */
+const podStatusFields = (pod: V1Pod): Pick<PodView, 'waitingReason' | 'unschedulableMessage'> => {
+  const waiting = pod.status?.containerStatuses?.find((c) => c.state?.waiting)?.state?.waiting?.reason;
+  const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False');
+  return {
+    ...(waiting ? { waitingReason: waiting } : {}),
+    ...(scheduled?.message ? { unschedulableMessage: scheduled.message } : {}),
   };
 };
 

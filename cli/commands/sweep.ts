@@ -1,0 +1,149 @@
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { FencerDeps } from '../../lib/app/deps.js';
+import { runFence } from '../../lib/app/run-loop.js';
+import { type FencingStarter, sweep } from '../../lib/app/sweep/index.js';
+import { parseFenceRequest } from '../../lib/config/fence-request.js';
+import { parseSweepRequest } from '../../lib/config/sweep-request.js';
+import { SWEEP_CLASS_SENTENCES } from '../../lib/domain/sweep/classes.js';
+import { depsFromOptions, requireOption } from '../context.js';
+import { EXIT_CODES_HELP, ExitCode } from '../exit-codes.js';
+import { addConnectionOptions, type ConnectionOptions } from '../options.js';
+import { renderSweep } from '../render-sweep.js';
+
+const int =
+  (name: string) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a whole number >= 0`);
+    return n;
+  };
+
+const HELP = `
+Classes (each finding carries its objects, evidence, the EC2 cross-check and the next safe action):
+${Object.entries(SWEEP_CLASS_SENTENCES)
+  .map(([c, s]) => `  ${c.padEnd(27)} ${s}`)
+  .join('\n')}
+
+Report-only by default. With --remediate the sweep acts only where safety.md rule 5 allows:
+  - deletes a VolumeAttachment whose node no longer exists, and only when EC2 proves, in this
+    sweep, that its disk is not attached to a machine that could still write (a refusal says why);
+  - fences nodes NotReady longer than --not-ready-threshold that still hold volumes, through the
+    same fence run as \`fencer fence\`, at most --max-in-flight at a time.
+
+Examples:
+  fencer sweep --cluster prod --region eu-west-1
+  fencer sweep --cluster prod --region eu-west-1 --output json > sweep.json
+  fencer sweep --cluster prod --region eu-west-1 --remediate --dry-run
+  fencer sweep --cluster prod --region eu-west-1 --remediate --fail-on-findings
+
+${EXIT_CODES_HELP}`;
+
+interface SweepOptions extends ConnectionOptions {
+  readonly remediate: boolean;
+  readonly dryRun: boolean;
+  readonly failOnFindings: boolean;
+  readonly notReadyThreshold: number;
+  readonly stuckDeletingThreshold: number;
+  readonly attachErrorThreshold: number;
+  readonly maxProviderCalls: number;
+  readonly maxUnhealthy: number;
+  readonly maxInFlight: number;
+  readonly leaseGrace: number;
+  readonly fenceTimeout: number;
+}
+
+/** Fences in this process, one run at a time, through the same loop as `fencer fence`. */
+const inProcessStarter = (deps: FencerDeps, options: SweepOptions, cluster: string): FencingStarter => ({
+  async start(node) {
+    const request = parseFenceRequest({
+      node,
+      cluster,
+      limits: {
+        maxUnhealthyNodes: options.maxUnhealthy,
+        maxInFlight: options.maxInFlight,
+        leaseGraceSeconds: options.leaseGrace,
+      },
+    });
+    const report = await runFence(deps, request, { timeoutSeconds: options.fenceTimeout });
+    const detail = `fence run ${report.runId}: ${report.outcome} (${report.message})`;
+    if (report.outcome === 'fenced') return { status: 'done', detail };
+    return {
+      status: report.outcome === 'refused' ? 'refused' : 'failed',
+      reason: report.reason ?? undefined,
+      detail,
+    };
+  },
+});
+
+export function registerSweep(program: Command): void {
+  const command = program
+    .command('sweep')
+    .description(
+      'find zombie VolumeAttachments, stuck detaches and topology blockers, cross-checked with EC2',
+    );
+  addConnectionOptions(command)
+    .option('--remediate', 'act where safety.md rule 5 allows (default: report only)', false)
+    .option('--dry-run', 'with --remediate: say what would be done, change nothing', false)
+    .option('--fail-on-findings', 'exit 5 when there is any finding', false)
+    .option(
+      '--not-ready-threshold <seconds>',
+      'NotReady this long with volumes attached: fence',
+      int('--not-ready-threshold'),
+      180,
+    )
+    .option(
+      '--stuck-deleting-threshold <seconds>',
+      'deleting this long: stuck',
+      int('--stuck-deleting-threshold'),
+      600,
+    )
+    .option(
+      '--attach-error-threshold <seconds>',
+      'failing to attach this long: stuck',
+      int('--attach-error-threshold'),
+      300,
+    )
+    .option('--max-provider-calls <n>', 'EC2 calls one sweep may make', int('--max-provider-calls'), 50)
+    .option(
+      '--max-unhealthy <n>',
+      'start no fencing when more nodes than this are unhealthy',
+      int('--max-unhealthy'),
+      3,
+    )
+    .option('--max-in-flight <n>', 'fencings in flight at once', int('--max-in-flight'), 1)
+    .option(
+      '--lease-grace <seconds>',
+      'for fencing: a Lease this fresh means alive',
+      int('--lease-grace'),
+      40,
+    )
+    .addOption(
+      new Option('--fence-timeout <seconds>', 'give up on one fence run after')
+        .argParser(int('--fence-timeout'))
+        .default(900),
+    )
+    .addHelpText('after', HELP)
+    .action(async (options: SweepOptions) => {
+      const deps = depsFromOptions(options);
+      const cluster = requireOption(options.cluster, '--cluster', 'or set FENCER_CLUSTER');
+      const request = parseSweepRequest({
+        cluster,
+        remediate: options.remediate,
+        dryRun: options.dryRun,
+        thresholds: {
+          notReadySeconds: options.notReadyThreshold,
+          stuckDeletingSeconds: options.stuckDeletingThreshold,
+          attachErrorSeconds: options.attachErrorThreshold,
+        },
+        limits: { maxUnhealthyNodes: options.maxUnhealthy, maxInFlight: options.maxInFlight },
+        maxProviderCalls: options.maxProviderCalls,
+      });
+      const report = await sweep(deps, request, inProcessStarter(deps, options, cluster));
+      process.stdout.write(
+        options.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : `${renderSweep(report)}\n`,
+      );
+      if (report.remediations.failed > 0) process.exitCode = ExitCode.Failed;
+      else if (options.failOnFindings && report.findings.length > 0) process.exitCode = ExitCode.Findings;
+      else process.exitCode = ExitCode.Ok;
+    });
+}

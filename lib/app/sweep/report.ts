@@ -1,0 +1,42 @@
+/** A sweep's request and report: plain JSON, for the CLI, the scheduled Lambda and the logs. */
+import type { SweepClass } from '../../domain/sweep/classes.js';
+import type { Finding } from '../../domain/sweep/finding.js';
+
+export type { SweepRequest } from '../../domain/sweep/request.js';
+
+export const SweepMode = {
+  ReportOnly: 'report-only',
+  Remediate: 'remediate',
+  RemediateDryRun: 'remediate-dry-run',
+} as const;
+export type SweepMode = (typeof SweepMode)[keyof typeof SweepMode];
+
+/** What one sweep found and did. */
+export interface SweepReport {
+  readonly cluster: string;
+  readonly mode: SweepMode;
+  readonly startedAt: string;
+  /** When the cluster observation finished: every age in the findings is relative to it. */
+  readonly observedAt: string;
+  readonly finishedAt: string;
+  readonly durationMs: number;
+  readonly scanned: {
+    readonly nodes: number;
+    readonly volumeAttachments: number;
+    readonly persistentVolumes: number;
+    readonly pendingPods: number;
+    readonly storageClasses: number;
+  };
+  /** Findings per class, every class listed (0 included), so alarms can watch each. */
+  readonly counts: Readonly<Record<SweepClass, number>>;
+  /** Provider (EC2) calls the cross-check made. */
+  readonly providerCalls: number;
+  readonly remediations: {
+    readonly done: number;
+    readonly dryRun: number;
+    readonly refused: number;
+    readonly skipped: number;
+    readonly failed: number;
+  };
+  readonly findings: readonly Finding[];
+}

@@ -1,0 +1,127 @@
+/**
+ * What a sweep may do by itself, and on what proof (safety.md rules 4 and 5). Deleting a
+ * VolumeAttachment is allowed only when its node no longer exists AND the provider proves, in this
+ * sweep, that the disk is not attached to a machine that could still write to it. Fencing a NotReady
+ * node goes through the fence use case, within the blast-radius limits.
+ */
+import { liveAttachments } from '../disk.js';
+import { SweepClass } from './classes.js';
+import type { CrossCheck } from './cross-check.js';
+import { describeDiskFact, describeInstanceFact, diskFact, instanceFact, provenOff } from './cross-check.js';
+import type { FindingDraft } from './finding.js';
+import type { SweepIndex } from './sweep-index.js';
+
+/** Stable codes for what a sweep refused or skipped (safety.md rule 9). */
+export const SweepReason = {
+  RemediationDisabled: 'RemediationDisabled',
+  NotRemediable: 'NotRemediable',
+  NodeExists: 'NodeExists',
+  VolumeAttachmentChanged: 'VolumeAttachmentChanged',
+  DiskUnknown: 'DiskUnknown',
+  DiskStateUnavailable: 'DiskStateUnavailable',
+  DiskAttachedToLiveInstance: 'DiskAttachedToLiveInstance',
+  TooManyUnhealthy: 'TooManyUnhealthy',
+  FencingCapacityReached: 'FencingCapacityReached',
+  OptedOut: 'OptedOut',
+  ControlPlaneNotAllowed: 'ControlPlaneNotAllowed',
+  NoFencingStarter: 'NoFencingStarter',
+} as const;
+export type SweepReason = (typeof SweepReason)[keyof typeof SweepReason];
+
+/** The verdict on deleting a VolumeAttachment. */
+export type DeletionVerdict =
+  | { readonly allowed: true; readonly proof: string }
+  | { readonly allowed: false; readonly reason: SweepReason; readonly detail: string };
+
+const refuse = (reason: SweepReason, detail: string): DeletionVerdict => ({ allowed: false, reason, detail });
+
+/**
+ * Safety.md rule 5 for one VA_NODE_MISSING finding. Every attachment the provider still reports for
+ * the disk must be to a machine proven off in this cross-check; a disk the provider says does not
+ * exist is attached nowhere. Anything unknown is a refusal, never a guess.
+ */
+export function judgeVolumeAttachmentDeletion(
+  draft: FindingDraft,
+  cross: CrossCheck | null,
+  index: SweepIndex,
+): DeletionVerdict {
+  if (draft.class !== SweepClass.VaNodeMissing) {
+    return refuse(
+      SweepReason.NotRemediable,
+      `${draft.class} findings are reported, never remediated by deletion`,
+    );
+  }
+  const va = index.attachments.get(draft.key);
+  if (va && index.nodes.has(va.nodeName)) return refuse(SweepReason.NodeExists, `node ${va.nodeName} exists`);
+  const probe = draft.probe.disks[0];
+  if (!probe) {
+    return refuse(SweepReason.DiskUnknown, 'its PersistentVolume (and so its disk) is unknown');
+  }
+  const fact = diskFact(cross, probe.volumeId);
+  if (!fact?.disk.ok) {
+    const why = fact ? describeDiskFact(fact) : `disk ${probe.volumeId} was not cross-checked`;
+    return refuse(SweepReason.DiskStateUnavailable, why);
+  }
+  const disk = fact.disk.value;
+  if (!disk.exists) return { allowed: true, proof: `the provider says disk ${disk.volumeId} does not exist` };
+  const holders = liveAttachments(disk);
+  for (const attachment of holders) {
+    const holder = instanceFact(cross, attachment.instanceId);
+    if (!provenOff(holder)) {
+      const state = holder ? describeInstanceFact(holder) : `instance ${attachment.instanceId}: not observed`;
+      return refuse(
+        SweepReason.DiskAttachedToLiveInstance,
+        `disk ${disk.volumeId} is ${attachment.state} to ${attachment.instanceId}, which is not proven off (${state})`,
+      );
+    }
+  }
+  const proof =
+    holders.length === 0
+      ? `the provider reports disk ${disk.volumeId} ${disk.providerState ?? ''} and attached nowhere`.replace(
+          '  ',
+          ' ',
+        )
+      : `disk ${disk.volumeId} is attached only to machines proven off (${holders.map((h) => h.instanceId).join(', ')})`;
+  return { allowed: true, proof };
+}
+
+/** Limits on starting fencings from a sweep (the fence use case re-checks every one). */
+export interface FencingLimits {
+  readonly maxUnhealthyNodes: number;
+  readonly maxUnhealthyFraction: number;
+  readonly maxInFlight: number;
+}
+
+/** How many fencings this sweep may start, or why none (safety.md rule 4). */
+export function fencingBudget(
+  index: SweepIndex,
+  limits: FencingLimits,
+): {
+  readonly allowed: number;
+  readonly refusal?: { readonly reason: SweepReason; readonly detail: string };
+} {
+  const nodes = index.snapshot.nodes;
+  const unhealthy = nodes.filter((n) => n.ready !== 'True').length;
+  // As in decide(): the fraction speaks only once more than one node is unhealthy.
+  const fractionExceeded =
+    unhealthy > 1 && unhealthy / Math.max(1, nodes.length) > limits.maxUnhealthyFraction;
+  if (unhealthy > limits.maxUnhealthyNodes || fractionExceeded) {
+    return {
+      allowed: 0,
+      refusal: {
+        reason: SweepReason.TooManyUnhealthy,
+        detail: `${unhealthy} of ${nodes.length} nodes are unhealthy (limits ${limits.maxUnhealthyNodes} and ${limits.maxUnhealthyFraction * 100}%): the network, not the nodes, is probably broken`,
+      },
+    };
+  }
+  const free = Math.max(0, limits.maxInFlight - index.fencingsInFlight.size);
+  return free > 0
+    ? { allowed: free }
+    : {
+        allowed: 0,
+        refusal: {
+          reason: SweepReason.FencingCapacityReached,
+          detail: `${index.fencingsInFlight.size} fencings already in flight (limit ${limits.maxInFlight})`,
+        },
+      };
+}

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { fencingBudget, judgeVolumeAttachmentDeletion } from '../../../../lib/domain/sweep/index.js';
+import { vaNodeMissing } from '../../../../lib/domain/sweep/rules/va-node-missing.js';
+import { ago, aNode, aVa, crossCheck, disk, world } from './support.js';
+
+const INSTANCE = 'i-0aaaaaaaaaaaaaaa1';
+const zombie = aVa('va-z', { nodeName: 'node-z', csiNodeId: INSTANCE });
+const index = world({ volumeAttachments: [zombie] });
+const verdict = vaNodeMissing.check(zombie, index);
+const draft = verdict.kind === 'finding' ? verdict.draft : (undefined as never);
+
+describe('judgeVolumeAttachmentDeletion (safety.md rule 5)', () => {
+  it('allows deletion when the disk is attached nowhere', () => {
+    expect(
+      judgeVolumeAttachmentDeletion(
+        draft,
+        crossCheck({ [INSTANCE]: 'terminated' }, [disk('vol-pv-1')]),
+        index,
+      ),
+    ).toMatchObject({ allowed: true });
+  });
+
+  it('allows deletion when the provider says the disk does not exist', () => {
+    const gone = { ...disk('vol-pv-1'), exists: false };
+    expect(judgeVolumeAttachmentDeletion(draft, crossCheck({}, [gone]), index)).toMatchObject({
+      allowed: true,
+    });
+  });
+
+  it('allows deletion when the disk is attached only to a stopped instance (a clean detach follows)', () => {
+    const cross = crossCheck({ [INSTANCE]: 'stopped' }, [disk('vol-pv-1', [INSTANCE])]);
+    expect(judgeVolumeAttachmentDeletion(draft, cross, index)).toMatchObject({ allowed: true });
+  });
+
+  it.each(['running', 'stopping', 'pending', 'unknown'])(
+    'refuses while the disk is attached to a %s instance',
+    (state) => {
+      const cross = crossCheck({ [INSTANCE]: state }, [disk('vol-pv-1', [INSTANCE])]);
+      expect(judgeVolumeAttachmentDeletion(draft, cross, index)).toMatchObject({
+        allowed: false,
+        reason: 'DiskAttachedToLiveInstance',
+      });
+    },
+  );
+
+  it('refuses when the disk could not be observed (a provider error is not proof)', () => {
+    const cross = {
+      instances: [],
+      unresolved: [],
+      disks: [
+        {
+          volumeId: 'vol-pv-1',
+          disk: { ok: false as const, error: { name: 'Throttling', message: 'slow down' } },
+        },
+      ],
+    };
+    expect(judgeVolumeAttachmentDeletion(draft, cross, index)).toMatchObject({
+      allowed: false,
+      reason: 'DiskStateUnavailable',
+    });
+  });
+
+  it('refuses when the node exists (the taint, not deletion, is the cure)', () => {
+    const withNode = world({ volumeAttachments: [zombie], nodes: [aNode('node-z')] });
+    expect(judgeVolumeAttachmentDeletion(draft, crossCheck({}, [disk('vol-pv-1')]), withNode)).toMatchObject({
+      allowed: false,
+      reason: 'NodeExists',
+    });
+  });
+
+  it('refuses when the PV, and so the disk, is unknown', () => {
+    const orphan = aVa('va-o', { nodeName: 'node-z', persistentVolumeName: 'pv-gone' });
+    const i = world({ volumeAttachments: [orphan] });
+    const v = vaNodeMissing.check(orphan, i);
+    if (v.kind !== 'finding') throw new Error('expected a finding');
+    expect(judgeVolumeAttachmentDeletion(v.draft, null, i)).toMatchObject({
+      allowed: false,
+      reason: 'DiskUnknown',
+    });
+  });
+});
+
+describe('fencingBudget (safety.md rule 4)', () => {
+  const limits = { maxUnhealthyNodes: 3, maxUnhealthyFraction: 0.4, maxInFlight: 1 };
+  const down = (name: string) => aNode(name, { ready: 'Unknown', readySince: ago(600) });
+
+  it('allows one fencing when one of two nodes is down (the fraction speaks only past one node)', () => {
+    expect(fencingBudget(world({ nodes: [down('node-a'), aNode('node-b')] }), limits)).toEqual({
+      allowed: 1,
+    });
+  });
+
+  it('allows none when too many nodes are unhealthy at once', () => {
+    const nodes = [down('a'), down('b'), aNode('c'), aNode('d')];
+    expect(fencingBudget(world({ nodes }), limits)).toMatchObject({
+      allowed: 0,
+      refusal: { reason: 'TooManyUnhealthy' },
+    });
+  });
+
+  it('allows none while the in-flight limit is reached', () => {
+    const index = world({
+      nodes: [down('node-a'), aNode('node-b'), aNode('node-c')],
+      fencingsInFlight: ['node-x'],
+    });
+    expect(fencingBudget(index, limits)).toMatchObject({
+      allowed: 0,
+      refusal: { reason: 'FencingCapacityReached' },
+    });
+  });
+});

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { Compliant, NotApplicable } from '../../../../lib/domain/sweep/index.js';
+import { vaStuckDeleting } from '../../../../lib/domain/sweep/rules/va-stuck-deleting.js';
+import { ago, aVa, crossCheck, disk, world } from './support.js';
+
+describe('VA_STUCK_DELETING', () => {
+  it('does not apply to a VolumeAttachment that is not deleting', () => {
+    expect(vaStuckDeleting.check(aVa('va-1'), world())).toEqual(NotApplicable);
+  });
+
+  it('is compliant while the deletion is younger than the threshold', () => {
+    expect(vaStuckDeleting.check(aVa('va-1', { deletionTimestamp: ago(60) }), world())).toEqual(Compliant);
+  });
+
+  it('finds a deletion held by its finalizer past the threshold, with the detach error', () => {
+    const va = aVa('va-1', {
+      deletionTimestamp: ago(900),
+      detachError: { message: 'rpc error: code = Internal' },
+    });
+    const verdict = vaStuckDeleting.check(va, world({ volumeAttachments: [va] }));
+    expect(verdict).toMatchObject({ kind: 'finding', draft: { class: 'VA_STUCK_DELETING' } });
+    if (verdict.kind !== 'finding') return;
+    expect(verdict.draft.evidence[0]).toContain('detachError "rpc error: code = Internal"');
+  });
+
+  it('advises fencing rather than force-detaching while a running machine holds the disk', () => {
+    const va = aVa('va-1', { deletionTimestamp: ago(900) });
+    const index = world({ volumeAttachments: [va] });
+    const verdict = vaStuckDeleting.check(va, index);
+    if (verdict.kind !== 'finding') throw new Error('expected a finding');
+    const instance = 'i-0aaaaaaaaaaaaaaa1';
+    const action = vaStuckDeleting.advise(
+      verdict.draft,
+      crossCheck({ [instance]: 'running' }, [disk('vol-pv-1', [instance])]),
+      index,
+    );
+    expect(action.description).toContain('never remove the finalizer now');
+  });
+});
