@@ -4,7 +4,7 @@
  */
 
 /** The handler folders under functions/. */
-export const FUNCTIONS = ['step', 'event-router', 'health-check', 'manual'] as const;
+export const FUNCTIONS = ['step', 'event-router', 'health-check', 'manual', 'sweep'] as const;
 export type FunctionName = (typeof FUNCTIONS)[number];
 
 /**

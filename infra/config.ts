@@ -40,6 +40,14 @@ export const clusterConfigSchema = z
       })
       .strict()
       .default({ everyMinutes: 1, notReadyThresholdSeconds: 180 }),
+    /** The scheduled sweep of zombie VolumeAttachments: report-only unless `remediate`. */
+    sweep: z
+      .object({
+        everyMinutes: z.number().int().min(1).max(1440).default(15),
+        remediate: z.boolean().default(false),
+      })
+      .strict()
+      .default({ everyMinutes: 15, remediate: false }),
     maxSteps: z.number().int().min(10).max(2000).default(360),
     timeoutMinutes: z.number().int().min(5).max(1440).default(45),
   })

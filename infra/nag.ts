@@ -24,15 +24,22 @@ const XRAY =
 
 /** Acknowledges the findings of one cluster's fencer. */
 export function acknowledgeClusterFindings(fencer: ClusterFencer): void {
-  for (const fn of [fencer.step, fencer.router, fencer.healthCheck, fencer.manual]) {
+  for (const fn of [fencer.step, fencer.router, fencer.healthCheck, fencer.manual, fencer.sweep]) {
     ack(
       fn,
       'AwsSolutions-L1',
       'Node.js 22 is pinned on purpose: it is the runtime the tests and bench/cold-start.ts run on (package.json engines). A newer runtime is a tested change, not a default.',
     );
   }
-  for (const fn of [fencer.router, fencer.healthCheck, fencer.manual]) {
-    ack(fn, 'AwsSolutions-IAM5[Resource::*]', XRAY);
+  ack(
+    fencer.sweep,
+    'AwsSolutions-IAM5[Resource::*]',
+    `${XRAY} ec2:DescribeInstances and ec2:DescribeVolumes (the sweep's cross-check) support no resource-level permissions either; they only read.`,
+  );
+  const starters = [fencer.router, fencer.healthCheck, fencer.manual];
+  if (fencer.sweepStartsRuns) starters.push(fencer.sweep);
+  for (const fn of starters) {
+    if (fn !== fencer.sweep) ack(fn, 'AwsSolutions-IAM5[Resource::*]', XRAY);
     ack(
       fn,
       `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:${regionAccount(fencer)}:execution:<${logicalId(fencer.workflow.stateMachine)}.Name>:*]`,

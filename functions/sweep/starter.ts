@@ -22,7 +22,7 @@ export async function stepFunctionsStarter(eventId: string): Promise<FencingStar
         cluster: triggerSettings.cluster,
       };
       const origin = {
-        source: TriggerSource.HealthCheck,
+        source: TriggerSource.Sweep,
         eventId: `sweep:${eventId}`,
         detail: `sweep: ${detail}`,
       };

@@ -12,12 +12,13 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
 import { ClusterAccess, ENV } from '../../lib/config/lambda-settings.js';
+import { SWEEP_ENV } from '../../lib/config/sweep-settings.js';
 import type { ClusterConfig } from '../config.js';
 import { FENCER_GROUP, rbacManifests, TRIGGER_GROUP } from '../rbac.js';
 import { triggerRules } from './event-rules.js';
 import { FencerFunction, type FencerFunctionProps } from './fencer-function.js';
 import { FencingWorkflow } from './fencing-workflow.js';
-import { grantClusterAccess, grantPowerOff, grantStartRuns } from './grants.js';
+import { grantClusterAccess, grantObserveInstances, grantPowerOff, grantStartRuns } from './grants.js';
 
 export interface ClusterFencerProps {
   readonly cluster: ClusterConfig;
@@ -30,6 +31,8 @@ export interface ClusterFencerProps {
 /** The step function's timeout; the Task state allows 30 s more. */
 export const STEP_TIMEOUT = Duration.seconds(60);
 export const TRIGGER_TIMEOUT = Duration.seconds(60);
+/** A full sweep of 20,000 VolumeAttachments takes seconds; two minutes leaves room for slow APIs. */
+export const SWEEP_TIMEOUT = Duration.minutes(2);
 
 /** The fencer of one cluster. */
 export class ClusterFencer extends Construct {
@@ -37,6 +40,9 @@ export class ClusterFencer extends Construct {
   readonly router: FencerFunction;
   readonly healthCheck: FencerFunction;
   readonly manual: FencerFunction;
+  readonly sweep: FencerFunction;
+  /** Whether the sweep remediates, and so may start fencing runs. */
+  readonly sweepStartsRuns: boolean;
   readonly workflow: FencingWorkflow;
   /** The aws-eks kubectl provider (a nested stack) that applies the RBAC, when kubectl access was given. */
   kubectlProvider: IConstruct | undefined;
@@ -109,10 +115,23 @@ export class ClusterFencer extends Construct {
       triggerEnv,
     );
 
+    this.sweep = make(
+      'sweep',
+      `kube-fencer ${cluster.name}: sweep zombie VolumeAttachments and topology blockers`,
+      SWEEP_TIMEOUT,
+      { ...triggerEnv, [SWEEP_ENV.remediate]: String(cluster.sweep.remediate) },
+    );
+
     const triggers = [this.router, this.healthCheck, this.manual];
     grantPowerOff(this.step.role, cluster);
     for (const fn of triggers) grantStartRuns(fn.role, this.workflow.stateMachine);
-    for (const fn of [this.step, ...triggers]) grantClusterAccess(fn, eksName, cluster.kubeconfigSecretArn);
+    // Report-only sweeps read; remediating ones also start fencing runs (never power off themselves).
+    grantObserveInstances(this.sweep.role);
+    this.sweepStartsRuns = cluster.sweep.remediate;
+    if (cluster.sweep.remediate) grantStartRuns(this.sweep.role, this.workflow.stateMachine);
+    for (const fn of [this.step, ...triggers, this.sweep]) {
+      grantClusterAccess(fn, eksName, cluster.kubeconfigSecretArn);
+    }
     if (eksName) this.mapToKubernetes(eksName, cluster);
 
     triggerRules(this, {
@@ -120,6 +139,8 @@ export class ClusterFencer extends Construct {
       router: this.router.function,
       healthCheck: this.healthCheck.function,
       everyMinutes: cluster.healthCheck.everyMinutes,
+      sweep: this.sweep.function,
+      sweepEveryMinutes: cluster.sweep.everyMinutes,
       deadLetterQueue: props.deadLetterQueue,
     });
     const output = (name: string, value: string, description: string) =>
@@ -145,6 +166,8 @@ export class ClusterFencer extends Construct {
     entry('RouterAccess', this.router.role, TRIGGER_GROUP);
     entry('HealthCheckAccess', this.healthCheck.role, TRIGGER_GROUP);
     entry('ManualAccess', this.manual.role, TRIGGER_GROUP);
+    // Remediation deletes zombie VolumeAttachments (safety.md rule 5): it needs the fencer's rights.
+    entry('SweepAccess', this.sweep.role, cluster.sweep.remediate ? FENCER_GROUP : TRIGGER_GROUP);
     const { kubectlRoleArn, kubectlLayerArn } = cluster.eks ?? {};
     if (!kubectlRoleArn || !kubectlLayerArn) return;
     const imported = eks.Cluster.fromClusterAttributes(this, 'Eks', {

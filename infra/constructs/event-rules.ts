@@ -19,6 +19,8 @@ export interface TriggerRulesProps {
   readonly cluster: string;
   readonly router: lambda.IFunction;
   readonly healthCheck: lambda.IFunction;
+  readonly sweep: lambda.IFunction;
+  readonly sweepEveryMinutes: number;
   readonly everyMinutes: number;
   readonly deadLetterQueue: sqs.IQueue;
 }
@@ -73,5 +75,10 @@ export function triggerRules(scope: Construct, props: TriggerRulesProps): void {
     description: `kube-fencer ${props.cluster}: health check every ${props.everyMinutes} min`,
     schedule: events.Schedule.rate(Duration.minutes(props.everyMinutes)),
     targets: [target(props.healthCheck)],
+  });
+  new events.Rule(scope, 'SweepSchedule', {
+    description: `kube-fencer ${props.cluster}: sweep every ${props.sweepEveryMinutes} min`,
+    schedule: events.Schedule.rate(Duration.minutes(props.sweepEveryMinutes)),
+    targets: [target(props.sweep)],
   });
 }

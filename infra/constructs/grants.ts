@@ -34,6 +34,17 @@ export function grantPowerOff(role: iam.IRole, cluster: ClusterConfig): void {
   );
 }
 
+/** The sweep's provider cross-check: read-only EC2 (these Describe actions support no resource scoping). */
+export function grantObserveInstances(role: iam.IRole): void {
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'ObserveInstances',
+      actions: ['ec2:DescribeInstances', 'ec2:DescribeVolumes'],
+      resources: ['*'],
+    }),
+  );
+}
+
 /** StartExecution on this cluster's workflow; DescribeExecution to tell a duplicate from a retry. */
 export function grantStartRuns(role: iam.IRole, stateMachine: sfn.StateMachine): void {
   stateMachine.grantStartExecution(role);

@@ -92,6 +92,11 @@ export class Monitoring extends Construct {
         fencer.healthCheck.function.metricErrors({ period: PERIOD }),
         `The ${name} health check failed.`,
       );
+      alarm(
+        `${name}SweepErrors`,
+        fencer.sweep.function.metricErrors({ period: PERIOD }),
+        `The ${name} sweep failed.`,
+      );
     }
     this.dashboard(props);
   }
@@ -143,7 +148,7 @@ export class Monitoring extends Construct {
         }),
         new cloudwatch.GraphWidget({
           title: `${fencer.node.id}: functions (p99 ms)`,
-          left: [fencer.step, fencer.router, fencer.healthCheck, fencer.manual].map((f) =>
+          left: [fencer.step, fencer.router, fencer.healthCheck, fencer.manual, fencer.sweep].map((f) =>
             f.function.metricDuration({ statistic: 'p99', label: f.node.id }),
           ),
           width: 12,

@@ -11,6 +11,7 @@ export const TriggerSource = {
   Ec2StateChange: 'ec2-state-change',
   NodeUnreachable: 'node-unreachable',
   HealthCheck: 'health-check',
+  Sweep: 'sweep',
   Manual: 'manual',
 } as const;
 export type TriggerSource = (typeof TriggerSource)[keyof typeof TriggerSource];

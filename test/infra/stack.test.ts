@@ -85,14 +85,22 @@ describe('IAM', () => {
       actions(s).includes('secretsmanager:GetSecretValue'),
     );
 
-    expect(reads).toHaveLength(4);
+    expect(reads).toHaveLength(5);
     for (const s of reads) expect(s.Resource).toBe(SECRET.kubeconfigSecretArn);
   });
 });
 
+/** The IAM policies attached to the sweep function's role, as one JSON string. */
+const sweepPolicies = (t: Template): string =>
+  JSON.stringify(
+    Object.values(t.findResources('AWS::IAM::Policy')).filter((p) =>
+      JSON.stringify(p.Properties.Roles).includes('Clusterprodsweep'),
+    ),
+  );
+
 describe('functions', () => {
   it('run on the tested runtime, arm64, with X-Ray, JSON logs and an encrypted log group with retention', () => {
-    template.resourceCountIs('AWS::Lambda::Function', 4);
+    template.resourceCountIs('AWS::Lambda::Function', 5);
     template.allResourcesProperties('AWS::Lambda::Function', {
       Runtime: 'nodejs22.x',
       Architectures: ['arm64'],
@@ -185,6 +193,32 @@ describe('EventBridge', () => {
     every5.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)' });
   });
 
+  it('runs the sweep on its own schedule, report-only and read-only on EC2 by default', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(15 minutes)',
+      Targets: [
+        Match.objectLike({
+          Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ClusterprodsweepFunction'), 'Arn'] },
+        }),
+      ],
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ FENCER_SWEEP_REMEDIATE: 'false' }) },
+    });
+    const actions = sweepPolicies(template);
+    expect(actions).toContain('ec2:DescribeVolumes');
+    expect(actions).not.toContain('ec2:StopInstances');
+    expect(actions).not.toContain('states:StartExecution');
+  });
+
+  it('lets a remediating sweep start fencing runs, still never power off itself', () => {
+    const remediating = synth([{ ...EKS, sweep: { everyMinutes: 30, remediate: true } }]).template;
+    remediating.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(30 minutes)' });
+    const actions = sweepPolicies(remediating);
+    expect(actions).toContain('states:StartExecution');
+    expect(actions).not.toContain('ec2:StopInstances');
+  });
+
   it('sends events it cannot deliver to an encrypted dead-letter queue, after retries', () => {
     template.allResourcesProperties('AWS::Events::Rule', {
       Targets: [
@@ -240,6 +274,7 @@ describe('EKS access', () => {
       ['Clusterprodeventrouter', ['kube-fencer-trigger'], 'prod'],
       ['Clusterprodhealthcheck', ['kube-fencer-trigger'], 'prod'],
       ['Clusterprodmanual', ['kube-fencer-trigger'], 'prod'],
+      ['Clusterprodsweep', ['kube-fencer-trigger'], 'prod'],
     ]);
   });
 
@@ -304,7 +339,7 @@ describe('several clusters', () => {
   it('gives each cluster its own functions, workflow and rules, scoped to its own tag', () => {
     const both = synth([EKS, SECRET]).template;
 
-    both.resourceCountIs('AWS::Lambda::Function', 8);
+    both.resourceCountIs('AWS::Lambda::Function', 10);
     both.resourceCountIs('AWS::StepFunctions::StateMachine', 2);
     const conditions = statements(both)
       .filter((s) => actions(s).includes('ec2:StopInstances'))

@@ -32,7 +32,7 @@ const scheduled = {
 
 describe('the sweep handler', () => {
   it('sweeps report-only on schedule and returns the counts and finding ids, not the findings', async () => {
-    const { handler } = await import('../../../functions/sweep/handler.js');
+    const { handler } = await import('../../../functions/sweep/index.js');
     const result = await handler(scheduled, context);
     expect(result).toMatchObject({
       mode: 'report-only',
@@ -44,7 +44,7 @@ describe('the sweep handler', () => {
   });
 
   it('rejects anything but a scheduled event, touching nothing', async () => {
-    const { handler } = await import('../../../functions/sweep/handler.js');
+    const { handler } = await import('../../../functions/sweep/index.js');
     await expect(handler({ source: 'aws.ec2' }, context)).rejects.toMatchObject({ name: 'ValidationError' });
   });
 });
