@@ -49,7 +49,10 @@ async function stuckIncident(): Promise<{ lab: Lab; app: StatefulApp }> {
   const app = await deployStatefulApp(lab, { onNode: 'node-a' });
   await lab.cut('node-a');
   await waitNodeNotReady(lab, 'node-a');
-  await new Promise((r) => setTimeout(r, 2000)); // the Lease is now older than the 10 s grace used below
+  // The Lease is now older than the 10 s grace used below. The pod garbage collector runs every 20 s
+  // from its start: a random extra 0-20 s keeps every sample from landing at the same point of its
+  // period, which would favour or punish the paths that wait for it.
+  await new Promise((r) => setTimeout(r, 2000 + Math.random() * 20_000));
   return { lab, app };
 }
 
