@@ -9,7 +9,7 @@ import { perform } from './act.js';
 import { audit } from './audit.js';
 import type { FencerDeps } from './deps.js';
 import { observe } from './observe.js';
-import { outcomeOf, RunOutcome, type StepDecision } from './outcome.js';
+import { RunOutcome, type StepDecision, stepDecision } from './outcome.js';
 
 /** The state a fence run carries from step to step (in Step Functions, the execution's JSON). */
 export interface FenceStepState {
@@ -93,20 +93,7 @@ export async function fenceStep(deps: FencerDeps, state: FenceStepState): Promis
   const actionResult = decision.action ? await perform(deps, decision.action, fencer) : null;
   if (decision.done && holdsOrTakesClaim) await deps.cluster.releaseFencing(request.node, history.runId);
 
-  const next: StepDecision = {
-    at: observation.observedAt,
-    phase: decision.phase,
-    done: decision.done,
-    outcome: outcomeOf(decision.phase),
-    reason: decision.reason,
-    message: decision.message,
-    waitSeconds: decision.waitSeconds,
-    rule: decision.rule,
-    action: decision.action?.kind ?? null,
-    actionResult,
-    evidence: decision.evidence,
-    tookMs: Date.now() - started,
-  };
+  const next = stepDecision(observation.observedAt, decision, actionResult, started);
   await audit(deps, request.node, state.decision, next);
   return { request, history: decision.history, decision: next };
 }

@@ -1,4 +1,5 @@
 import type { ActionKind } from '../domain/action.js';
+import type { Decision } from '../domain/decision.js';
 import { Phase } from '../domain/phases.js';
 import type { Reason } from '../domain/reasons.js';
 
@@ -46,4 +47,27 @@ export interface StepDecision {
   readonly evidence: readonly string[];
   /** How long the step took, observation to action, in milliseconds. */
   readonly tookMs: number;
+}
+
+/** The plain-JSON record of one step: what decide() said, what performing its action did, how long it took. */
+export function stepDecision(
+  at: string,
+  decision: Decision,
+  actionResult: string | null,
+  startedMs: number,
+): StepDecision {
+  return {
+    at,
+    phase: decision.phase,
+    done: decision.done,
+    outcome: outcomeOf(decision.phase),
+    reason: decision.reason,
+    message: decision.message,
+    waitSeconds: decision.waitSeconds,
+    rule: decision.rule,
+    action: decision.action?.kind ?? null,
+    actionResult,
+    evidence: decision.evidence,
+    tookMs: Date.now() - startedMs,
+  };
 }

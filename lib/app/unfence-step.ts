@@ -6,7 +6,7 @@ import { audit } from './audit.js';
 import type { FencerDeps } from './deps.js';
 import { CLAIM_TTL_SECONDS } from './fence-step.js';
 import { observe } from './observe.js';
-import { outcomeOf, type StepDecision } from './outcome.js';
+import { type StepDecision, stepDecision } from './outcome.js';
 
 export interface UnfenceStepState {
   readonly request: UnfenceRequest;
@@ -24,20 +24,7 @@ export async function unfenceStep(deps: FencerDeps, state: UnfenceStepState): Pr
   const { observation, fencer } = await observe(deps, request.node, request.cluster, CLAIM_TTL_SECONDS);
   const decision = decideUnfence(observation, request, history);
   const actionResult = decision.action ? await perform(deps, decision.action, fencer) : null;
-  const next: StepDecision = {
-    at: observation.observedAt,
-    phase: decision.phase,
-    done: decision.done,
-    outcome: outcomeOf(decision.phase),
-    reason: decision.reason,
-    message: decision.message,
-    waitSeconds: decision.waitSeconds,
-    rule: decision.rule,
-    action: decision.action?.kind ?? null,
-    actionResult,
-    evidence: decision.evidence,
-    tookMs: Date.now() - started,
-  };
+  const next = stepDecision(observation.observedAt, decision, actionResult, started);
   await audit(deps, request.node, state.decision, next);
   return { request, history: decision.history, decision: next };
 }
