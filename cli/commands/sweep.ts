@@ -24,7 +24,7 @@ ${Object.entries(SWEEP_CLASS_SENTENCES)
   .map(([c, s]) => `  ${c.padEnd(27)} ${s}`)
   .join('\n')}
 
-Report-only by default. With --remediate the sweep acts only where safety.md rule 5 allows:
+Report-only by default. With --remediate the sweep acts only where it is provably safe:
   - deletes a VolumeAttachment whose node no longer exists, and only when EC2 proves, in this
     sweep, that its disk is not attached to a machine that could still write (a refusal says why);
   - fences nodes NotReady longer than --not-ready-threshold that still hold volumes, through the
@@ -82,7 +82,7 @@ export function registerSweep(program: Command): void {
       'find zombie VolumeAttachments, stuck detaches and topology blockers, cross-checked with EC2',
     );
   addConnectionOptions(command)
-    .option('--remediate', 'act where safety.md rule 5 allows (default: report only)', false)
+    .option('--remediate', 'delete provably dead VolumeAttachments and fence long-NotReady nodes (default: report only)', false)
     .option('--dry-run', 'with --remediate: say what would be done, change nothing', false)
     .option('--fail-on-findings', 'exit 5 when there is any finding', false)
     .option(
