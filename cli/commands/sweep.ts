@@ -82,7 +82,11 @@ export function registerSweep(program: Command): void {
       'find zombie VolumeAttachments, stuck detaches and topology blockers, cross-checked with EC2',
     );
   addConnectionOptions(command)
-    .option('--remediate', 'delete provably dead VolumeAttachments and fence long-NotReady nodes (default: report only)', false)
+    .option(
+      '--remediate',
+      'delete provably dead VolumeAttachments and fence long-NotReady nodes (default: report only)',
+      false,
+    )
     .option('--dry-run', 'with --remediate: say what would be done, change nothing', false)
     .option('--fail-on-findings', 'exit 5 when there is any finding', false)
     .option(
