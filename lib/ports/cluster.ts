@@ -4,6 +4,8 @@
  * (server-side dry run) and reports whether it changed anything.
  */
 
+import type { SweepPersistentVolume, SweepVolumeAttachment } from '../domain/sweep/model.js';
+
 export interface Taint {
   readonly key: string;
   readonly value?: string;
@@ -54,37 +56,14 @@ export interface PodView {
   readonly unschedulableMessage?: string;
 }
 
-export interface VolumeAttachmentView {
-  readonly name: string;
-  readonly uid: string;
-  readonly nodeName: string;
-  readonly attacher: string;
-  readonly persistentVolumeName?: string;
-  readonly attached: boolean;
-  readonly attachError?: { readonly message: string; readonly time?: string };
-  readonly detachError?: { readonly message: string; readonly time?: string };
-  readonly deletionTimestamp?: string;
-  readonly finalizers: readonly string[];
-  readonly createdAt: string;
-  /**
-   * The CSI node id the attacher recorded in `csi.alpha.kubernetes.io/node-id` (for EBS the
-   * instance id): it names the machine even after the Node object is gone.
-   */
-  readonly csiNodeId?: string;
-}
+/**
+ * A VolumeAttachment as the use cases see it. The sweep's domain model defines the shape (the port
+ * depends on the domain, never the reverse), so a sweep reads these views without copying them.
+ */
+export type VolumeAttachmentView = SweepVolumeAttachment;
 
-export interface PersistentVolumeView {
-  readonly name: string;
-  readonly driver?: string;
-  readonly volumeHandle?: string;
-  readonly accessModes: readonly string[];
-  readonly storageClassName?: string;
-  readonly claim?: { readonly namespace: string; readonly name: string };
-  /** Zones from `spec.nodeAffinity` (topology.kubernetes.io/zone or the EBS CSI topology key). */
-  readonly zones: readonly string[];
-  /** A `local` or `hostPath` volume: it never moves to another node. */
-  readonly nodeBound: boolean;
-  readonly phase?: string;
+/** A PersistentVolume as the use cases see it: the sweep's model, plus the nodes a local PV is bound to. */
+export interface PersistentVolumeView extends SweepPersistentVolume {
   /** For a node-bound (local) PV, the nodes its affinity names (`kubernetes.io/hostname`). */
   readonly nodeNames?: readonly string[];
 }

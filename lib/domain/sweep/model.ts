@@ -34,7 +34,10 @@ export interface SweepVolumeAttachment {
   readonly deletionTimestamp?: string;
   readonly finalizers: readonly string[];
   readonly createdAt: string;
-  /** The CSI node id the attacher recorded (`csi.alpha.kubernetes.io/node-id`): for EBS, the instance id. */
+  /**
+   * The CSI node id the attacher recorded in `csi.alpha.kubernetes.io/node-id` (for EBS the
+   * instance id): it names the machine even after the Node object is gone.
+   */
   readonly csiNodeId?: string;
 }
 
@@ -45,6 +48,7 @@ export interface SweepPersistentVolume {
   readonly accessModes: readonly string[];
   readonly storageClassName?: string;
   readonly claim?: { readonly namespace: string; readonly name: string };
+  /** Zones from `spec.nodeAffinity` (topology.kubernetes.io/zone or the EBS CSI topology key). */
   readonly zones: readonly string[];
   /** A `local` or `hostPath` volume: it never moves to another node. */
   readonly nodeBound: boolean;
