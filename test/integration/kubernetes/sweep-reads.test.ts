@@ -67,8 +67,15 @@ describe('reads for sweeps and diagnose', () => {
   });
 
   it("lists one object's Events, oldest first, selected by kind and name", async () => {
-    const events = await cluster.listEvents({ kind: 'Pod', name: app.podName, namespace: 'default' });
-    expect(events.map((e) => e.reason)).toContain('SuccessfulAttachVolume');
+    const target = { kind: 'Pod', name: app.podName, namespace: 'default' } as const;
+    // The attach-detach controller records its Event asynchronously, possibly after the pod already runs.
+    await expect
+      .poll(async () => (await cluster.listEvents(target)).map((e) => e.reason), {
+        timeout: 30_000,
+        interval: 250,
+      })
+      .toContain('SuccessfulAttachVolume');
+    const events = await cluster.listEvents(target);
     expect(events.every((e) => e.message !== '')).toBe(true);
     const times = events.map((e) => Date.parse(e.lastSeen ?? ''));
     expect([...times].sort((a, b) => a - b)).toEqual(times);
