@@ -9,8 +9,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { build } from 'esbuild';
-import { ESBUILD, FUNCTIONS } from '../infra/bundling.js';
+import { BUNDLE_FILE, bundleFunction, FUNCTIONS } from '../infra/bundling.js';
+import { REPO_ROOT } from '../lab/paths.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' } } });
 const runs = Number(values.runs);
@@ -44,20 +44,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const rows: string[][] = [];
 let allWithinGoal = true;
 for (const name of FUNCTIONS) {
-  const outfile = join(dir, `${name}.mjs`);
-  await build({
-    entryPoints: [`functions/${name}/index.ts`],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    minify: ESBUILD.minify,
-    target: ESBUILD.target,
-    mainFields: [...ESBUILD.mainFields],
-    banner: { js: ESBUILD.banner },
-    external: [...ESBUILD.external],
-    logLevel: 'error',
-  });
+  const outfile = join(dir, name, BUNDLE_FILE);
+  await bundleFunction(REPO_ROOT, name, join(dir, name));
   const bytes = (await import('node:fs')).statSync(outfile).size;
   const probe = `const t=performance.now();await import(${JSON.stringify(outfile)});process.stdout.write(String(performance.now()-t))`;
   const samples = Array.from({ length: runs }, () =>

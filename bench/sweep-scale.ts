@@ -11,8 +11,7 @@ import { mkdtempSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { build } from 'esbuild';
-import { ESBUILD } from '../infra/bundling.js';
+import { bundle } from '../infra/bundling.js';
 import { binDir } from '../lab/build/go-binaries.js';
 import { type Lab, startLab } from '../lab/lab.js';
 import { REPO_ROOT } from '../lab/paths.js';
@@ -46,18 +45,7 @@ const median = (xs: number[]): number =>
 /** The CLI bundled as the Lambdas are (infra/bundling.ts), into a temporary folder. */
 async function bundleCli(): Promise<string> {
   const outfile = join(mkdtempSync(join(tmpdir(), 'fencer-bench-')), 'fencer.mjs');
-  await build({
-    entryPoints: [join(REPO_ROOT, 'cli', 'main.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile,
-    minify: ESBUILD.minify,
-    target: ESBUILD.target,
-    mainFields: [...ESBUILD.mainFields],
-    banner: { js: ESBUILD.banner },
-    logLevel: 'error',
-  });
+  await bundle(REPO_ROOT, join('cli', 'main.ts'), outfile);
   return outfile;
 }
 

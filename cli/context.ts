@@ -1,5 +1,6 @@
+import { kubeConfigEndpoint, loadKubeConfig } from '../lib/adapters/kubernetes/access/kubeconfig.js';
 import type { FencerDeps } from '../lib/app/deps.js';
-import { composeDeps, loadKubeConfig } from '../lib/compose.js';
+import { composeDeps } from '../lib/compose.js';
 import { createLogger } from '../lib/observability/index.js';
 import type { ConnectionOptions } from './options.js';
 
@@ -18,7 +19,7 @@ export function depsFromOptions(options: ConnectionOptions): FencerDeps {
   const region = requireOption(options.region, '--region', 'or set AWS_REGION');
   const kubeConfig = loadKubeConfig({ path: options.kubeconfig, context: options.context });
   return composeDeps({
-    kubeConfig,
+    endpoint: kubeConfigEndpoint(kubeConfig),
     region,
     accountId: options.accountId,
     log: createLogger({ silent: !options.logJson }),

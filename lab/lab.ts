@@ -12,6 +12,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import { KubeConfig } from '@kubernetes/client-node';
+import { kubeConfigEndpoint } from '../lib/adapters/kubernetes/access/kubeconfig.js';
+import type { ApiEndpoint } from '../lib/adapters/kubernetes/api/endpoint.js';
 import { ensureLabBinaries } from './build/go-binaries.js';
 import { type ControlPlaneTimings, DEFAULT_TIMINGS, startControlPlane } from './control-plane.js';
 import { startCsi } from './csi.js';
@@ -69,6 +71,8 @@ export interface Lab {
   readonly runDir: string;
   readonly kubeconfigPath: string;
   readonly kubeConfig: KubeConfig;
+  /** The admin kubeconfig as an endpoint for the fencer's Kubernetes adapter. */
+  readonly endpoint: ApiEndpoint;
   /** Kubeconfig of user `kube-fencer`: only what deploy/rbac.yaml grants, and every request audited. */
   readonly fencerKubeconfigPath: string;
   /** Environment for running `fencer` against this lab (EC2 endpoint, region, credentials, cluster). */
@@ -216,6 +220,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       runDir,
       kubeconfigPath: controlPlane.kubeconfigPath,
       kubeConfig,
+      endpoint: kubeConfigEndpoint(kubeConfig),
       fencerKubeconfigPath: controlPlane.fencerKubeconfigPath,
       fencerEnv: {
         AWS_ENDPOINT_URL_EC2: emulator.endpoint,

@@ -130,7 +130,7 @@ export function reapOrphans(runsRoot: string): string[] {
       continue;
     }
     for (const file of files) {
-      const [pid, owner] = readFileSync(join(pidDir, file), 'utf8').trim().split(' ').map(Number);
+      const [pid, owner] = readPidFile(join(pidDir, file));
       if (pid && owner && !isAlive(owner)) {
         killGroup(pid, 'SIGKILL');
         rmSync(join(pidDir, file), { force: true });
@@ -139,6 +139,16 @@ export function reapOrphans(runsRoot: string): string[] {
     }
   }
   return reaped;
+}
+
+/** "<component pid> <owner pid>", or nothing when the file is gone: another lab stopping meanwhile. */
+function readPidFile(path: string): number[] {
+  try {
+    return readFileSync(path, 'utf8').trim().split(' ').map(Number);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
 }
 
 /** Polls `probe` until it returns true; fails with one line naming the component and its log. */

@@ -2,8 +2,8 @@
  * The composition root: the only module that builds SDK clients and adapters and hands them to the
  * use cases. The CLI and every Lambda handler start here.
  */
-import { KubeConfig } from '@kubernetes/client-node';
 import { Ec2ComputeFencer } from './adapters/aws-ec2/index.js';
+import type { ApiEndpoint } from './adapters/kubernetes/api/endpoint.js';
 import { KubeCluster } from './adapters/kubernetes/index.js';
 import type { FencerDeps } from './app/deps.js';
 import { createLogger, InMemoryMetrics } from './observability/index.js';
@@ -12,8 +12,8 @@ import type { ComputeFencer } from './ports/compute-fencer.js';
 import type { ComputeProviders } from './ports/compute-providers.js';
 
 export interface FencerConfig {
-  /** The Kubernetes client configuration (from a kubeconfig file, Secrets Manager, or an EKS token). */
-  readonly kubeConfig: KubeConfig;
+  /** The API server and its credentials (from a kubeconfig, Secrets Manager, or an EKS token). */
+  readonly endpoint: ApiEndpoint;
   /** The AWS region the EC2 fencer serves. */
   readonly region: string;
   /** The AWS account that must own the instances; unchecked when absent. */
@@ -34,22 +34,11 @@ export class ProviderRegistry implements ComputeProviders {
   }
 }
 
-/** Loads a kubeconfig file (or the default locations) and selects a context. */
-export function loadKubeConfig(
-  options: { readonly path?: string; readonly context?: string } = {},
-): KubeConfig {
-  const kc = new KubeConfig();
-  if (options.path) kc.loadFromFile(options.path);
-  else kc.loadFromDefault();
-  if (options.context) kc.setCurrentContext(options.context);
-  return kc;
-}
-
 /** Builds the use cases' dependencies from configuration. */
 export function composeDeps(config: FencerConfig): FencerDeps {
   const ec2 = new Ec2ComputeFencer({ region: config.region, accountId: config.accountId });
   return {
-    cluster: new KubeCluster(config.kubeConfig),
+    cluster: new KubeCluster(config.endpoint),
     compute: new ProviderRegistry(new Map<string, ComputeFencer>([['aws', ec2]])),
     clock: { now: () => new Date() },
     log: config.log ?? createLogger(),

@@ -190,6 +190,6 @@ export async function seedCluster(lab: Lab, shape: Shape, say: (line: string) =>
  * that trickle of writes rather than after it.
  */
 export async function binderBacklog(lab: Lab): Promise<{ unbound: number; total: number }> {
-  const pvs = await new KubeCluster(lab.kubeConfig).listPersistentVolumes();
+  const pvs = await new KubeCluster(lab.endpoint).listPersistentVolumes();
   return { unbound: pvs.filter((pv) => pv.phase !== 'Bound').length, total: pvs.length };
 }

@@ -3,8 +3,10 @@
  * or during init (a kubeconfig file), and renewed before it expires (an EKS token lives 15 minutes,
  * a Lambda container longer).
  */
-import type { Connection } from '../../lib/adapters/cluster-access/connection.js';
-import { loadKubeConfig } from '../../lib/compose.js';
+import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Connection } from '../../lib/adapters/kubernetes/access/connection.js';
+import { kubeconfigEndpoint } from '../../lib/adapters/kubernetes/access/endpoints.js';
 import { ClusterAccess, parseLambdaSettings } from '../../lib/config/lambda-settings.js';
 import { createCloudWatchMetrics, createLogger } from '../../lib/observability/index.js';
 
@@ -17,15 +19,20 @@ export const metrics = createCloudWatchMetrics();
 
 let eks: (() => Promise<Connection>) | undefined;
 
+const fileConnection = (path: string): Connection => ({
+  endpoint: kubeconfigEndpoint(readFileSync(path, 'utf8'), { source: path, baseDir: dirname(path) }),
+  expiresAt: null,
+});
+
 async function connect(): Promise<Connection> {
   const { access, region } = settings;
   switch (access.kind) {
     case ClusterAccess.KubeconfigFile:
-      return { kubeConfig: loadKubeConfig({ path: access.path }), expiresAt: null };
+      return fileConnection(access.path);
     case ClusterAccess.KubeconfigSecret: {
       const [{ SecretsManagerClient }, { kubeconfigSecretConnector }] = await Promise.all([
         import('@aws-sdk/client-secrets-manager'),
-        import('../../lib/adapters/cluster-access/kubeconfig-secret.js'),
+        import('../../lib/adapters/kubernetes/access/kubeconfig-secret.js'),
       ]);
       const client = new SecretsManagerClient({ region, maxAttempts: 5 });
       return kubeconfigSecretConnector({ secretArn: access.secretArn, client })();
@@ -33,7 +40,7 @@ async function connect(): Promise<Connection> {
     case ClusterAccess.Eks: {
       const [{ defaultProvider }, { eksConnector }] = await Promise.all([
         import('@aws-sdk/credential-provider-node'),
-        import('../../lib/adapters/cluster-access/eks-cluster.js'),
+        import('../../lib/adapters/kubernetes/access/eks-cluster.js'),
       ]);
       eks ??= eksConnector({ clusterName: access.eksClusterName, region, credentials: defaultProvider() });
       return eks();
@@ -49,7 +56,7 @@ export function perConnection<T>(build: (connection: Connection) => T): () => Pr
   let current: { value: T; expiresAt: number | null } | undefined;
   const fresh = (c: Connection) => ({ value: build(c), expiresAt: c.expiresAt });
   if (settings.access.kind === ClusterAccess.KubeconfigFile) {
-    current = fresh({ kubeConfig: loadKubeConfig({ path: settings.access.path }), expiresAt: null });
+    current = fresh(fileConnection(settings.access.path));
   }
   return async () => {
     const live = current && (current.expiresAt === null || current.expiresAt - Date.now() > RENEW_BEFORE_MS);

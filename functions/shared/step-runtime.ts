@@ -3,6 +3,6 @@ import { composeDeps } from '../../lib/compose.js';
 import { log, metrics, perConnection, settings } from './connection.js';
 
 /** The use cases' dependencies, with a live cluster connection. */
-export const fencerDeps = perConnection(({ kubeConfig }) =>
-  composeDeps({ kubeConfig, region: settings.region, accountId: settings.accountId, log, metrics }),
+export const fencerDeps = perConnection(({ endpoint }) =>
+  composeDeps({ endpoint, region: settings.region, accountId: settings.accountId, log, metrics }),
 );

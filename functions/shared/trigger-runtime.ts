@@ -27,8 +27,8 @@ const workflow = new SfnWorkflow({
 
 /** The triggers' dependencies, with a live cluster connection. */
 export const triggerDeps = perConnection(
-  ({ kubeConfig }): TriggerDeps => ({
-    cluster: new KubeCluster(kubeConfig),
+  ({ endpoint }): TriggerDeps => ({
+    cluster: new KubeCluster(endpoint),
     compute: providerIdReaders,
     workflow,
     clock: { now: () => new Date() },

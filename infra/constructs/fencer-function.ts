@@ -1,19 +1,19 @@
 /**
  * The one construct that owns every Lambda default: runtime (Node.js 22, as the tests run), arm64,
- * esbuild bundling (ESM, minified, the AWS SDK bundled at the tested version), a KMS-encrypted log group
- * with retention, X-Ray tracing, and a role of its own with no managed policies.
+ * esbuild bundling (infra/bundling.ts: ESM, minified, the AWS SDK bundled at the tested version), a
+ * KMS-encrypted log group with retention, X-Ray tracing, and a role of its own with no managed policies.
  */
+import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { AssetHashType, type Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../lib/observability/index.js';
-import { ESBUILD, type FunctionName } from '../bundling.js';
+import { BUNDLE_FILE, type FunctionName } from '../bundling.js';
 
 /** The repository root: entries and the lock file are found from here. */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -21,16 +21,28 @@ export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.
 /** The runtime the tests run on (package.json `engines`, the `node` devDependency). */
 export const FENCER_RUNTIME = lambda.Runtime.NODEJS_22_X;
 
-/** The bundling of infra/bundling.ts, as NodejsFunction takes it. */
-export const BUNDLING: nodejs.BundlingOptions = {
-  minify: ESBUILD.minify,
-  sourceMap: false,
-  target: ESBUILD.target,
-  format: nodejs.OutputFormat.ESM,
-  mainFields: [...ESBUILD.mainFields],
-  banner: ESBUILD.banner,
-  externalModules: [...ESBUILD.external],
-};
+/**
+ * The function's code: its bundle, built on this machine by infra/bundle-function.ts (no Docker).
+ * The asset is hashed by its output, so an unchanged bundle is not uploaded again.
+ */
+export function functionCode(handler: FunctionName): lambda.Code {
+  return lambda.Code.fromAsset(path.join(PROJECT_ROOT, 'functions', handler), {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      image: FENCER_RUNTIME.bundlingImage,
+      local: {
+        tryBundle(outputDir) {
+          const script = path.join(PROJECT_ROOT, 'infra', 'bundle-function.ts');
+          execFileSync(process.execPath, ['--import', 'tsx', script, handler, outputDir], {
+            cwd: PROJECT_ROOT,
+            stdio: 'inherit',
+          });
+          return true;
+        },
+      },
+    },
+  });
+}
 
 export interface FencerFunctionProps {
   /** The handler folder under functions/, e.g. `step`. */
@@ -48,7 +60,7 @@ export interface FencerFunctionProps {
 
 /** A fencer Lambda function with the project's defaults. */
 export class FencerFunction extends Construct {
-  readonly function: nodejs.NodejsFunction;
+  readonly function: lambda.Function;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
 
@@ -64,11 +76,9 @@ export class FencerFunction extends Construct {
       description: `kube-fencer ${props.handler}`,
     });
     this.logGroup.grantWrite(this.role);
-    this.function = new nodejs.NodejsFunction(this, 'Function', {
-      entry: path.join(PROJECT_ROOT, 'functions', props.handler, 'index.ts'),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+    this.function = new lambda.Function(this, 'Function', {
+      code: functionCode(props.handler),
+      handler: `${path.parse(BUNDLE_FILE).name}.handler`,
       runtime: FENCER_RUNTIME,
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
@@ -78,7 +88,6 @@ export class FencerFunction extends Construct {
       logGroup: this.logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
       tracing: lambda.Tracing.ACTIVE,
-      bundling: BUNDLING,
       environment: {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,

@@ -4,6 +4,7 @@ import {
   PatchStrategy,
   setHeaderOptions,
   type V1Pod,
+  type V1Taint,
 } from '@kubernetes/client-node';
 import { describeInstanceState, stopInstance } from '../ec2-emulator.js';
 import { eventually } from '../kube-wait.js';
@@ -93,16 +94,26 @@ export async function powerOffAndConfirm(lab: Lab, node: string): Promise<void> 
 
 /** Adds the out-of-service taint by read-modify-write (the resourceVersion makes a concurrent change fail). */
 export async function taintOutOfService(lab: Lab, node: string): Promise<void> {
+  await addTaintByHand(lab, node, { ...OUT_OF_SERVICE_TAINT });
+}
+
+/**
+ * Adds a taint as an operator would (read, then patch with the version read), trying again when a
+ * kubelet heartbeat or a controller changed the node in between.
+ */
+export async function addTaintByHand(lab: Lab, node: string, taint: V1Taint): Promise<void> {
   const core = lab.kubeConfig.makeApiClient(CoreV1Api);
-  const current = await core.readNode({ name: node });
-  const taints = [...(current.spec?.taints ?? []), { ...OUT_OF_SERVICE_TAINT }];
-  await core.patchNode(
-    {
-      name: node,
-      body: { metadata: { resourceVersion: current.metadata?.resourceVersion }, spec: { taints } },
-    },
-    merge,
-  );
+  for (let attempt = 1; ; attempt++) {
+    const current = await core.readNode({ name: node });
+    const taints = [...(current.spec?.taints ?? []), taint];
+    const body = { metadata: { resourceVersion: current.metadata?.resourceVersion }, spec: { taints } };
+    try {
+      await core.patchNode({ name: node, body }, merge);
+      return;
+    } catch (error) {
+      if ((error as { code?: number }).code !== 409 || attempt >= 10) throw error;
+    }
+  }
 }
 
 /** The article's manual cure: power off and confirm, then taint the node out-of-service. */

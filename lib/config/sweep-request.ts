@@ -2,7 +2,7 @@
  * The sweep request schema, shared by `fencer sweep` and the scheduled sweep Lambda: unknown keys
  * rejected, every threshold and limit bounded, defaults from the domain.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEFAULT_LIMITS } from '../domain/request.js';
 import { DEFAULT_SWEEP_THRESHOLDS } from '../domain/sweep/model.js';
 import type { SweepRequest } from '../domain/sweep/request.js';

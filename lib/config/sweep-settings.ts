@@ -2,7 +2,7 @@
  * The scheduled sweep's settings, from environment variables beside the shared ones of
  * lambda-settings.ts (cluster, access, region). Parsed once at cold start into a sweep request.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SweepRequest } from '../domain/sweep/request.js';
 import type { LambdaSettings } from './lambda-settings.js';
 import { parseSweepRequest } from './sweep-request.js';

@@ -1,6 +1,6 @@
 /**
  * What the use cases need from Kubernetes, in plain data. Implemented by
- * `lib/adapters/kubernetes` with @kubernetes/client-node; every mutating call takes `dryRun`
+ * `lib/adapters/kubernetes` on the REST API; every mutating call takes `dryRun`
  * (server-side dry run) and reports whether it changed anything.
  */
 

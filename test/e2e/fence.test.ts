@@ -6,7 +6,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeInstanceState } from '../../lab/ec2-emulator.js';
 import { type Lab, startLab } from '../../lab/lab.js';
-import { waitForRecovery, waitNodeNotReady } from '../../lab/scenarios/incident.js';
+import { addTaintByHand, waitForRecovery, waitNodeNotReady } from '../../lab/scenarios/incident.js';
 import { attachmentsOf, deployStatefulApp, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
 import { describeVolumeAttachments } from '../support/ec2.js';
 import { runFencer } from '../support/fencer-cli.js';
@@ -89,16 +89,11 @@ describe('the incident, fenced by `fencer fence`', () => {
   });
 
   it('never removes an out-of-service taint it did not add', async () => {
-    const core = lab.kubeConfig.makeApiClient(CoreV1Api);
-    const node = await core.readNode({ name: 'node-b' });
-    node.spec = {
-      ...node.spec,
-      taints: [
-        ...(node.spec?.taints ?? []),
-        { key: 'node.kubernetes.io/out-of-service', value: 'manual', effect: 'NoExecute' },
-      ],
-    };
-    await core.replaceNode({ name: 'node-b', body: node });
+    await addTaintByHand(lab, 'node-b', {
+      key: 'node.kubernetes.io/out-of-service',
+      value: 'manual',
+      effect: 'NoExecute',
+    });
     const { code, report } = await runFencer(lab, ['unfence', 'node-b', '--wait', '0', '--output', 'json']);
     expect(code).toBe(3);
     expect(report?.reason).toBe('TaintNotOwned');

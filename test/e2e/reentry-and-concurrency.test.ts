@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeInstanceState } from '../../lab/ec2-emulator.js';
 import { type Lab, startLab } from '../../lab/lab.js';
-import { waitForRecovery, waitNodeNotReady } from '../../lab/scenarios/incident.js';
+import { waitForRecovery, waitNodeNotReady, waitPodTerminating } from '../../lab/scenarios/incident.js';
 import { deployStatefulApp, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
 import { runFencer, startFencer } from '../support/fencer-cli.js';
 import { taintsOf, waitLeaseOlderThan } from '../support/lab-waits.js';
@@ -26,12 +26,18 @@ describe('re-entry', () => {
   let app: StatefulApp;
   beforeAll(async () => {
     ({ lab, app } = await labWithCutNode());
+    // The eviction of node-a's pod would wake the run early from its wait after the power-off;
+    // once it is Terminating, nothing changes node-a before the taint and the kill lands in time.
+    await waitPodTerminating(lab, app, 'node-a');
   });
   afterAll(async () => {
     await lab?.stop();
   });
 
-  it('finishes the fence when a run is killed after the power-off and before the taint', async () => {
+  // Up to 90 s of the killed run's claim, then the rerun and the recovery.
+  it('finishes the fence when a run is killed after the power-off and before the taint', {
+    timeout: 480_000,
+  }, async () => {
     let killed = false;
     const first = startFencer(lab, ['fence', 'node-a', '--lease-grace', '10'], (line) => {
       // The step line of the power-off: the instance has been asked to stop, the taint is not on yet.

@@ -84,7 +84,7 @@ describe('refusals', () => {
   });
 
   it('refuses when too many fencings are in flight', async () => {
-    const other = new KubeCluster(lab.kubeConfig);
+    const other = new KubeCluster(lab.endpoint);
     const claim = await other.claimFencing('node-e', 'another-run', { maxInFlight: 1, ttlSeconds: 300 });
     expect(claim.granted).toBe(true);
     try {

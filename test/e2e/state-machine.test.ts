@@ -6,6 +6,8 @@
  * where it starts in AWS: an EC2 status-check alarm, routed to its node by the event router's use case,
  * which starts the run through the Workflow port (here: the interpreter instead of Step Functions).
  */
+import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { Context } from 'aws-lambda';
 import { StateMachine } from 'aws-local-stepfunctions';
@@ -16,9 +18,9 @@ import { describeInstanceState } from '../../lab/ec2-emulator.js';
 import { type Lab, startLab } from '../../lab/lab.js';
 import { waitForRecovery, waitNodeNotReady } from '../../lab/scenarios/incident.js';
 import { attachmentsOf, deployStatefulApp, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
+import { kubeconfigEndpoint } from '../../lib/adapters/kubernetes/access/endpoints.js';
 import { KubeCluster } from '../../lib/adapters/kubernetes/index.js';
 import { routeTrigger, type TriggerDeps } from '../../lib/app/triggers.js';
-import { loadKubeConfig } from '../../lib/compose.js';
 import { parseEvent } from '../../lib/config/events.js';
 import { requestDefaultsSchema } from '../../lib/config/lambda-settings.js';
 import { OUT_OF_SERVICE_TAINT } from '../../lib/domain/node-marks.js';
@@ -109,7 +111,12 @@ describe('the synthesized fencing workflow, run by an ASL interpreter with the r
     await waitNodeNotReady(lab, 'node-a');
     const workflow = new LocalWorkflow();
     const router: TriggerDeps = {
-      cluster: new KubeCluster(loadKubeConfig({ path: lab.fencerKubeconfigPath })),
+      cluster: new KubeCluster(
+        kubeconfigEndpoint(readFileSync(lab.fencerKubeconfigPath, 'utf8'), {
+          source: lab.fencerKubeconfigPath,
+          baseDir: dirname(lab.fencerKubeconfigPath),
+        }),
+      ),
       compute: providerIdReaders,
       workflow,
       clock: { now: () => new Date() },

@@ -3,7 +3,7 @@
  * planted and each is found with its objects, evidence, EC2 cross-check and next safe action; then
  * --remediate deletes only the zombie VolumeAttachment whose disk EC2 proves released.
  */
-import { CoreV1Api, StorageV1Api } from '@kubernetes/client-node';
+import { StorageV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   attachVolume,
@@ -12,6 +12,7 @@ import {
   terminateInstance,
 } from '../../lab/ec2-emulator.js';
 import { type Lab, startLab } from '../../lab/lab.js';
+import { taintOutOfService } from '../../lab/scenarios/incident.js';
 import { deployStatefulApp } from '../../lab/scenarios/stateful-app.js';
 import type { SweepReport } from '../../lib/app/sweep/report.js';
 import type { Finding } from '../../lib/domain/sweep/finding.js';
@@ -147,16 +148,7 @@ describe('fencer sweep', () => {
         status: { attached: false, attachError },
       });
       // TAINT_LEFT_BEHIND on a Ready node with nothing on it
-      const core = lab.kubeConfig.makeApiClient(CoreV1Api);
-      const nodeD = await core.readNode({ name: 'node-d' });
-      nodeD.spec = {
-        ...nodeD.spec,
-        taints: [
-          ...(nodeD.spec?.taints ?? []),
-          { key: 'node.kubernetes.io/out-of-service', value: 'nodeshutdown', effect: 'NoExecute' },
-        ],
-      };
-      await core.replaceNode({ name: 'node-d', body: nodeD });
+      await taintOutOfService(lab, 'node-d');
       // NO_HEALTHY_NODE_IN_PV_ZONE: a zonal PV in a zone without nodes, and its Pending pod
       await createPv(lab, {
         name: 'pv-zone-z',

@@ -1,11 +1,8 @@
-import {
-  type CoordinationV1Api,
-  PatchStrategy,
-  setHeaderOptions,
-  type V1Lease,
-} from '@kubernetes/client-node';
+import type { V1Lease } from '@kubernetes/client-node';
 import { isFencerError } from '../../domain/errors.js';
 import type { ClaimResult, FencingClaim } from '../../ports/cluster.js';
+import type { ApiClient } from './api/api-client.js';
+import { apiPaths, MERGE_PATCH } from './api/paths.js';
 import {
   CLAIMS_ANNOTATION,
   type ClaimLimits,
@@ -18,8 +15,6 @@ import {
 } from './claims.js';
 import { isConflict, isNotFound, toKubernetesApiError } from './errors.js';
 import { type ConflictRetryPolicy, retryOnConflict } from './retry.js';
-
-const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 /** Settings of {@link ClaimLease}. */
 export interface ClaimLeaseOptions {
@@ -44,10 +39,10 @@ interface ReadClaims {
  * Claims are never dry-run: they are the fencer's own bookkeeping, not a change to the workload.
  */
 export class ClaimLease {
-  readonly #api: CoordinationV1Api;
+  readonly #api: ApiClient;
   readonly #options: ClaimLeaseOptions;
 
-  constructor(api: CoordinationV1Api, options: ClaimLeaseOptions) {
+  constructor(api: ApiClient, options: ClaimLeaseOptions) {
     this.#api = api;
     this.#options = options;
   }
@@ -95,6 +90,10 @@ export class ClaimLease {
       .sort((a, b) => a.node.localeCompare(b.node));
   }
 
+  #path(): string {
+    return apiPaths.lease(this.#options.namespace, this.#options.name);
+  }
+
   #describe(): string {
     return `lease/${this.#options.namespace}/${this.#options.name}`;
   }
@@ -108,9 +107,7 @@ export class ClaimLease {
 
   async #read(): Promise<ReadClaims | undefined> {
     try {
-      return this.#toRead(
-        await this.#api.readNamespacedLease({ name: this.#options.name, namespace: this.#options.namespace }),
-      );
+      return this.#toRead(await this.#api.call({ method: 'GET', path: this.#path() }));
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
@@ -123,18 +120,22 @@ export class ClaimLease {
     if (existing) return existing;
     const { namespace, name, fieldManager } = this.#options;
     try {
-      const created = await this.#api.createNamespacedLease({
-        namespace,
-        fieldManager,
-        body: {
-          metadata: {
-            name,
-            namespace,
-            labels: { 'app.kubernetes.io/managed-by': fieldManager },
-            annotations: { [CLAIMS_ANNOTATION]: serializeClaims({}) },
-          },
-          spec: {},
+      const body: V1Lease = {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: {
+          name,
+          namespace,
+          labels: { 'app.kubernetes.io/managed-by': fieldManager },
+          annotations: { [CLAIMS_ANNOTATION]: serializeClaims({}) },
         },
+        spec: {},
+      };
+      const created = await this.#api.call<V1Lease>({
+        method: 'POST',
+        path: apiPaths.leases(namespace),
+        query: { fieldManager },
+        body,
       });
       return this.#toRead(created);
     } catch (error) {
@@ -149,16 +150,12 @@ export class ClaimLease {
   }
 
   async #write(resourceVersion: string, claims: Claims): Promise<void> {
-    await this.#api.patchNamespacedLease(
-      {
-        name: this.#options.name,
-        namespace: this.#options.namespace,
-        fieldManager: this.#options.fieldManager,
-        body: {
-          metadata: { resourceVersion, annotations: { [CLAIMS_ANNOTATION]: serializeClaims(claims) } },
-        },
-      },
-      MERGE_PATCH,
-    );
+    await this.#api.call({
+      method: 'PATCH',
+      path: this.#path(),
+      query: { fieldManager: this.#options.fieldManager },
+      body: { metadata: { resourceVersion, annotations: { [CLAIMS_ANNOTATION]: serializeClaims(claims) } } },
+      contentType: MERGE_PATCH,
+    });
   }
 }

@@ -1,5 +1,7 @@
-import type { CoreV1Api, StorageV1Api, V1DeleteOptions } from '@kubernetes/client-node';
+import type { V1DeleteOptions } from '@kubernetes/client-node';
 import type { MutationOptions } from '../../ports/cluster.js';
+import type { ApiClient } from './api/api-client.js';
+import { apiPaths } from './api/paths.js';
 import { isConflict, isNotFound, toKubernetesApiError } from './errors.js';
 
 /**
@@ -7,11 +9,8 @@ import { isConflict, isNotFound, toKubernetesApiError } from './errors.js';
  * the DeleteOptions body: once a DELETE has a body, the API server ignores the query parameters,
  * so `?dryRun=All` beside a precondition body would delete for real.
  */
-export const deleteOptions = (
-  options: MutationOptions,
-  body: V1DeleteOptions,
-): { readonly dryRun?: string; readonly body: V1DeleteOptions } =>
-  options.dryRun ? { dryRun: 'All', body: { ...body, dryRun: ['All'] } } : { body };
+export const deleteOptions = (options: MutationOptions, body: V1DeleteOptions): V1DeleteOptions =>
+  options.dryRun ? { ...body, dryRun: ['All'] } : body;
 
 /**
  * Runs a delete with a UID precondition. 404 is 'gone'; so is 409, which here means the
@@ -33,27 +32,28 @@ async function deleteOrGone(
 
 /** Deletes a pod at once (grace period 0), only if it is still the pod with `uid`. */
 export const forceDeletePod = (
-  core: CoreV1Api,
+  api: ApiClient,
   pod: { readonly namespace: string; readonly name: string; readonly uid: string },
   options: MutationOptions,
 ): Promise<'deleted' | 'gone'> =>
   deleteOrGone('deleteNamespacedPod', `pod/${pod.namespace}/${pod.name}`, () =>
-    core.deleteNamespacedPod({
-      name: pod.name,
-      namespace: pod.namespace,
-      ...deleteOptions(options, { gracePeriodSeconds: 0, preconditions: { uid: pod.uid } }),
+    api.call({
+      method: 'DELETE',
+      path: apiPaths.pod(pod.namespace, pod.name),
+      body: deleteOptions(options, { gracePeriodSeconds: 0, preconditions: { uid: pod.uid } }),
     }),
   );
 
 /** Deletes a VolumeAttachment, only if it is still the one with `uid` (sweeps only, safety.md rule 5). */
 export const deleteVolumeAttachment = (
-  storage: StorageV1Api,
+  api: ApiClient,
   va: { readonly name: string; readonly uid: string },
   options: MutationOptions,
 ): Promise<'deleted' | 'gone'> =>
   deleteOrGone('deleteVolumeAttachment', `volumeattachment/${va.name}`, () =>
-    storage.deleteVolumeAttachment({
-      name: va.name,
-      ...deleteOptions(options, { preconditions: { uid: va.uid } }),
+    api.call({
+      method: 'DELETE',
+      path: apiPaths.volumeAttachment(va.name),
+      body: deleteOptions(options, { preconditions: { uid: va.uid } }),
     }),
   );

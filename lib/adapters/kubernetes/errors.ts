@@ -1,9 +1,8 @@
 /**
  * Errors of the Kubernetes adapter. The classes are the domain's, so their `name`s (the contract
  * Step Functions retries and catches on) are defined once, in `lib/domain/errors.ts`; this module
- * turns what @kubernetes/client-node throws into them.
+ * turns what the API client throws into them.
  */
-import { ApiException } from '@kubernetes/client-node';
 import { ConflictError, KubernetesApiError } from '../../domain/errors.js';
 
 export { ConflictError, KubernetesApiError };
@@ -12,13 +11,12 @@ const isHttpStatus = (value: unknown): value is number =>
   typeof value === 'number' && Number.isInteger(value) && value >= 100 && value <= 599;
 
 /**
- * The HTTP status of a failed call: `ApiException.code`, or `statusCode` on a watch error. Other
- * errors carry numeric `code`s too (a watch's TimeoutError is a DOMException with code 23), so
- * only an `ApiException`'s code counts, and only in the HTTP range.
+ * The HTTP status of a failed call: the `statusCode` of an `ApiStatusError` (or of an error made to
+ * look like one). Other errors carry numeric `code`s too (a DOMException's), so only `statusCode`
+ * counts, and only in the HTTP range.
  */
 export const statusOf = (error: unknown): number | undefined => {
   if (typeof error !== 'object' || error === null) return undefined;
-  if (error instanceof ApiException && isHttpStatus(error.code)) return error.code;
   const { statusCode } = error as { statusCode?: unknown };
   return isHttpStatus(statusCode) ? statusCode : undefined;
 };
@@ -32,10 +30,7 @@ export const isNotFound = (error: unknown): boolean => statusOf(error) === 404;
  */
 export const isConflict = (error: unknown): boolean => statusOf(error) === 409;
 
-/**
- * The API server's own sentence, from the `Status` body of an `ApiException` (a JSON string in
- * client-node 2.x), else the error's message.
- */
+/** The API server's own sentence, from the `Status` body of an `ApiStatusError`, else the error's message. */
 export const serverMessage = (error: unknown): string => {
   if (typeof error !== 'object' || error === null) return String(error);
   const { body, message } = error as { body?: unknown; message?: unknown };
@@ -44,7 +39,6 @@ export const serverMessage = (error: unknown): string => {
     const status = parsed as { message?: unknown };
     if (typeof status.message === 'string' && status.message !== '') return status.message;
   }
-  // ApiException's own message embeds headers; keep only its first line.
   return typeof message === 'string' ? (message.split('\n')[0] ?? message) : String(error);
 };
 

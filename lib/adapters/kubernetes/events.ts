@@ -1,5 +1,7 @@
-import type { CoreV1Api, CoreV1Event } from '@kubernetes/client-node';
+import type { CoreV1Event } from '@kubernetes/client-node';
 import type { NodeEvent } from '../../ports/cluster.js';
+import type { ApiClient } from './api/api-client.js';
+import { apiPaths } from './api/paths.js';
 import { isNotFound, serverMessage, statusOf } from './errors.js';
 import type { KubeClusterLogger } from './logger.js';
 
@@ -46,7 +48,7 @@ export const nodeEventBody = (
  * incarnation of the node; a node that is gone still gets its Event, by name.
  */
 export async function recordNodeEvent(
-  core: CoreV1Api,
+  api: ApiClient,
   node: string,
   event: NodeEvent,
   reporter: EventReporter,
@@ -56,12 +58,13 @@ export async function recordNodeEvent(
   try {
     let uid: string | undefined;
     try {
-      uid = (await core.readNode({ name: node })).metadata?.uid;
+      uid = (await api.call<{ metadata?: { uid?: string } }>({ method: 'GET', path: apiPaths.node(node) }))
+        .metadata?.uid;
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
     const body = nodeEventBody({ name: node, uid }, event, reporter, now);
-    await core.createNamespacedEvent({ namespace: EVENT_NAMESPACE, body });
+    await api.call({ method: 'POST', path: apiPaths.inNamespace(EVENT_NAMESPACE, 'events'), body });
   } catch (error) {
     logger.warn('could not record a Kubernetes Event on the node', {
       node,

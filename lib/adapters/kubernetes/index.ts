@@ -1,4 +1,4 @@
-/** Kubernetes implementation of the Cluster port, on @kubernetes/client-node. */
+/** Kubernetes implementation of the Cluster port: JSON over the REST API, on node:https. */
 export { CLAIMS_ANNOTATION } from './claims.js';
 export { ConflictError, KubernetesApiError } from './errors.js';
 export { KubeCluster, type KubeClusterProps } from './kube-cluster.js';

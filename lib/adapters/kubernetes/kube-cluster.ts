@@ -1,12 +1,5 @@
 import { hostname } from 'node:os';
-import {
-  CoordinationV1Api,
-  CoreV1Api,
-  type KubeConfig,
-  StorageV1Api,
-  type V1VolumeAttachment,
-  VersionApi,
-} from '@kubernetes/client-node';
+import type { V1VolumeAttachment, VersionInfo } from '@kubernetes/client-node';
 import type {
   ClaimResult,
   Cluster,
@@ -27,14 +20,17 @@ import type {
   Taint,
   VolumeAttachmentView,
 } from '../../ports/cluster.js';
+import { ApiClient } from './api/api-client.js';
+import type { ApiEndpoint } from './api/endpoint.js';
+import { apiPaths } from './api/paths.js';
 import { ClaimLease } from './claim-lease.js';
 import { deleteVolumeAttachment, forceDeletePod } from './deletions.js';
-import { isNotFound, toKubernetesApiError } from './errors.js';
+import { toKubernetesApiError } from './errors.js';
 import { recordNodeEvent } from './events.js';
 import { type KubeClusterLogger, silentLogger } from './logger.js';
 import { NodeWriter } from './node-writer.js';
 import { RawLister } from './raw-list.js';
-import { ClusterReads } from './reads.js';
+import { ClusterReads, getOrNull } from './reads.js';
 import { type ConflictRetryPolicy, DEFAULT_CONFLICT_RETRY } from './retry.js';
 import { toPersistentVolumeView, toVolumeAttachmentView } from './storage-views.js';
 import { toLeaseView, toNodeView, toPodView as toPodViewOf, toServerVersion } from './views.js';
@@ -64,15 +60,12 @@ export interface KubeClusterProps {
 }
 
 /**
- * The Cluster port on @kubernetes/client-node. Reads map 404 to `null`; writes are
+ * The Cluster port on the Kubernetes REST API (JSON over node:https). Reads map 404 to `null`; writes are
  * read-modify-writes with `resourceVersion`, and dry run is the API server's own (`dryRun=All`:
  * validated and admitted, never persisted). Fencing claims are always real.
  */
 export class KubeCluster implements Cluster {
-  readonly #kubeConfig: KubeConfig;
-  readonly #core: CoreV1Api;
-  readonly #storage: StorageV1Api;
-  readonly #coordination: CoordinationV1Api;
+  readonly #api: ApiClient;
   readonly #fieldManager: string;
   readonly #reportingInstance: string;
   readonly #logger: KubeClusterLogger;
@@ -82,20 +75,17 @@ export class KubeCluster implements Cluster {
   readonly #lister: RawLister;
   readonly #reads: ClusterReads;
 
-  constructor(kubeConfig: KubeConfig, props: KubeClusterProps = {}) {
-    this.#kubeConfig = kubeConfig;
-    this.#core = kubeConfig.makeApiClient(CoreV1Api);
-    this.#storage = kubeConfig.makeApiClient(StorageV1Api);
-    this.#coordination = kubeConfig.makeApiClient(CoordinationV1Api);
-    this.#lister = new RawLister(kubeConfig, props.pageSize ?? 500);
-    this.#reads = new ClusterReads(this.#core, this.#storage, this.#lister);
+  constructor(endpoint: ApiEndpoint, props: KubeClusterProps = {}) {
+    this.#api = new ApiClient(endpoint);
+    this.#lister = new RawLister(this.#api, props.pageSize ?? 500);
+    this.#reads = new ClusterReads(this.#api, this.#lister);
     this.#fieldManager = props.fieldManager ?? 'kube-fencer';
     this.#reportingInstance = props.reportingInstance ?? hostname();
     this.#logger = props.logger ?? silentLogger;
     this.#now = props.now ?? (() => new Date());
     const retry = props.conflictRetry ?? DEFAULT_CONFLICT_RETRY;
-    this.#nodes = new NodeWriter(this.#core, { fieldManager: this.#fieldManager, retry, now: this.#now });
-    this.#claims = new ClaimLease(this.#coordination, {
+    this.#nodes = new NodeWriter(this.#api, { fieldManager: this.#fieldManager, retry, now: this.#now });
+    this.#claims = new ClaimLease(this.#api, {
       namespace: props.coordinationNamespace ?? 'kube-system',
       name: props.leaseName ?? 'kube-fencer',
       fieldManager: this.#fieldManager,
@@ -106,32 +96,33 @@ export class KubeCluster implements Cluster {
 
   async serverVersion(): Promise<ServerVersion> {
     try {
-      return toServerVersion(await this.#kubeConfig.makeApiClient(VersionApi).getCode());
+      return toServerVersion(await this.#api.call<VersionInfo>({ method: 'GET', path: apiPaths.version }));
     } catch (error) {
-      throw toKubernetesApiError('getCode', '/version', error);
+      throw toKubernetesApiError('getCode', apiPaths.version, error);
     }
   }
 
   getNode(name: string): Promise<NodeView | null> {
-    return this.#readOrNull('readNode', `node/${name}`, async () =>
-      toNodeView(await this.#core.readNode({ name })),
-    );
+    return getOrNull(this.#api, 'readNode', apiPaths.node(name), toNodeView);
   }
 
   listNodes(): Promise<readonly NodeView[]> {
-    return this.#lister.list('listNode', '/api/v1/nodes', {}, toNodeView);
+    return this.#lister.list('listNode', apiPaths.nodes, {}, toNodeView);
   }
 
   getNodeLease(name: string): Promise<LeaseView | null> {
-    return this.#readOrNull('readNamespacedLease', `lease/${NODE_LEASE_NAMESPACE}/${name}`, async () =>
-      toLeaseView(await this.#coordination.readNamespacedLease({ name, namespace: NODE_LEASE_NAMESPACE })),
+    return getOrNull(
+      this.#api,
+      'readNamespacedLease',
+      apiPaths.lease(NODE_LEASE_NAMESPACE, name),
+      toLeaseView,
     );
   }
 
   listPodsOnNode(nodeName: string): Promise<readonly PodView[]> {
     return this.#lister.list(
       'listPodForAllNamespaces',
-      '/api/v1/pods',
+      apiPaths.pods,
       { fieldSelector: `spec.nodeName=${nodeName}` },
       toPodViewOf,
     );
@@ -141,16 +132,19 @@ export class KubeCluster implements Cluster {
     filter: { readonly nodeName?: string } = {},
   ): Promise<readonly VolumeAttachmentView[]> {
     // The API has no field selector on spec.nodeName for VolumeAttachments: filter page by page.
-    const path = '/apis/storage.k8s.io/v1/volumeattachments';
-    return this.#lister.list('listVolumeAttachment', path, {}, (va: V1VolumeAttachment) =>
-      filter.nodeName === undefined || va.spec.nodeName === filter.nodeName
-        ? toVolumeAttachmentView(va)
-        : undefined,
+    return this.#lister.list(
+      'listVolumeAttachment',
+      apiPaths.volumeAttachments,
+      {},
+      (va: V1VolumeAttachment) =>
+        filter.nodeName === undefined || va.spec.nodeName === filter.nodeName
+          ? toVolumeAttachmentView(va)
+          : undefined,
     );
   }
 
   listPersistentVolumes(): Promise<readonly PersistentVolumeView[]> {
-    return this.#lister.list('listPersistentVolume', '/api/v1/persistentvolumes', {}, toPersistentVolumeView);
+    return this.#lister.list('listPersistentVolume', apiPaths.persistentVolumes, {}, toPersistentVolumeView);
   }
 
   getVolumeAttachment(name: string): Promise<VolumeAttachmentView | null> {
@@ -222,19 +216,19 @@ export class KubeCluster implements Cluster {
     pod: { readonly namespace: string; readonly name: string; readonly uid: string },
     options: MutationOptions,
   ): Promise<'deleted' | 'gone'> {
-    return forceDeletePod(this.#core, pod, options);
+    return forceDeletePod(this.#api, pod, options);
   }
 
   deleteVolumeAttachment(
     va: { readonly name: string; readonly uid: string },
     options: MutationOptions,
   ): Promise<'deleted' | 'gone'> {
-    return deleteVolumeAttachment(this.#storage, va, options);
+    return deleteVolumeAttachment(this.#api, va, options);
   }
 
   recordNodeEvent(node: string, event: NodeEvent): Promise<void> {
     const reporter = { component: this.#fieldManager, instance: this.#reportingInstance };
-    return recordNodeEvent(this.#core, node, event, reporter, this.#logger, this.#now());
+    return recordNodeEvent(this.#api, node, event, reporter, this.#logger, this.#now());
   }
 
   claimFencing(
@@ -254,21 +248,6 @@ export class KubeCluster implements Cluster {
   }
 
   waitForNodeChange(node: string, timeoutMs: number, signal?: AbortSignal): Promise<'changed' | 'timeout'> {
-    const apis = {
-      kubeConfig: this.#kubeConfig,
-      core: this.#core,
-      storage: this.#storage,
-      logger: this.#logger,
-    };
-    return waitForNodeChange(apis, node, timeoutMs, signal);
-  }
-
-  async #readOrNull<T>(operation: string, object: string, read: () => Promise<T>): Promise<T | null> {
-    try {
-      return await read();
-    } catch (error) {
-      if (isNotFound(error)) return null;
-      throw toKubernetesApiError(operation, object, error);
-    }
+    return waitForNodeChange({ api: this.#api, logger: this.#logger }, node, timeoutMs, signal);
   }
 }

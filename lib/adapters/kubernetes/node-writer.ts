@@ -1,11 +1,10 @@
-import { type CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { MutationOptions, NodeView, NodeWriteOptions, Taint } from '../../ports/cluster.js';
+import type { ApiClient } from './api/api-client.js';
+import { apiPaths, MERGE_PATCH } from './api/paths.js';
 import { ConflictError, isConflict, isNotFound } from './errors.js';
 import { type ConflictRetryPolicy, retryOnConflict } from './retry.js';
 import { annotationChanges, type NodePatch, nodePatch, withoutTaint, withTaint } from './taints.js';
 import { toNodeView } from './views.js';
-
-const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 /** What one read-modify-write decided from the node it read: a result, and the patch if any. */
 interface Plan<R> {
@@ -27,11 +26,11 @@ export interface NodeWriterOptions {
  * A plan that changes nothing writes nothing. Dry run sends the same patch with `dryRun=All`.
  */
 export class NodeWriter {
-  readonly #core: CoreV1Api;
+  readonly #api: ApiClient;
   readonly #options: NodeWriterOptions;
 
-  constructor(core: CoreV1Api, options: NodeWriterOptions) {
-    this.#core = core;
+  constructor(api: ApiClient, options: NodeWriterOptions) {
+    this.#api = api;
     this.#options = options;
   }
 
@@ -111,7 +110,7 @@ export class NodeWriter {
       async () => {
         let view: NodeView;
         try {
-          view = toNodeView(await this.#core.readNode({ name: node }));
+          view = toNodeView(await this.#api.call({ method: 'GET', path: apiPaths.node(node) }));
         } catch (error) {
           if (onMissing && isNotFound(error)) return onMissing();
           throw error;
@@ -134,15 +133,13 @@ export class NodeWriter {
   }
 
   async #patch(node: string, body: NodePatch, options: MutationOptions): Promise<void> {
-    await this.#core.patchNode(
-      {
-        name: node,
-        body,
-        fieldManager: this.#options.fieldManager,
-        ...(options.dryRun ? { dryRun: 'All' } : {}),
-      },
-      MERGE_PATCH,
-    );
+    await this.#api.call({
+      method: 'PATCH',
+      path: apiPaths.node(node),
+      query: { fieldManager: this.#options.fieldManager, dryRun: options.dryRun ? 'All' : undefined },
+      body,
+      contentType: MERGE_PATCH,
+    });
   }
 }
 

@@ -1,16 +1,8 @@
 /**
- * Lean paginated lists for large clusters. The generated client deserialises every field of every
- * object into model classes before the adapter keeps a handful of them; for tens of thousands of
- * objects that costs seconds and hundreds of megabytes. Here each page is parsed as plain JSON and
- * mapped to views at once, so only one raw page is alive at a time. Same auth and TLS as the client.
+ * Paginated lists for large clusters: each page is mapped to views as soon as it is parsed, so only
+ * one raw page is alive at a time and memory does not grow with the cluster.
  */
-import {
-  ApiException,
-  HttpMethod,
-  IsomorphicFetchHttpLibrary,
-  type KubeConfig,
-  RequestContext,
-} from '@kubernetes/client-node';
+import type { ApiClient } from './api/api-client.js';
 import { toKubernetesApiError } from './errors.js';
 
 /** One page of a list, as JSON. */
@@ -47,14 +39,13 @@ export async function listMapped<T>(
   return out;
 }
 
-/** Fetches list pages of any API path with the kubeconfig's credentials. */
+/** Fetches list pages of any API path. */
 export class RawLister {
-  readonly #kubeConfig: KubeConfig;
+  readonly #api: ApiClient;
   readonly #pageSize: number;
-  readonly #http = new IsomorphicFetchHttpLibrary();
 
-  constructor(kubeConfig: KubeConfig, pageSize: number) {
-    this.#kubeConfig = kubeConfig;
+  constructor(api: ApiClient, pageSize: number) {
+    this.#api = api;
     this.#pageSize = pageSize;
   }
 
@@ -65,31 +56,12 @@ export class RawLister {
     query: Readonly<Record<string, string>>,
     map: (item: never) => T | undefined,
   ): Promise<T[]> {
-    return listMapped(operation, path, (token) => this.#page(path, query, token), map);
-  }
-
-  async #page(
-    path: string,
-    query: Readonly<Record<string, string>>,
-    token: string | undefined,
-  ): Promise<RawPage> {
-    const server = this.#kubeConfig.getCurrentCluster()?.server;
-    if (!server) throw new Error('no current cluster in the kubeconfig');
-    const params = new URLSearchParams({ ...query, limit: String(this.#pageSize) });
-    if (token) params.set('continue', token);
-    const context = new RequestContext(`${server.replace(/\/+$/, '')}${path}?${params}`, HttpMethod.GET);
-    context.setHeaderParam('Accept', 'application/json');
-    await this.#kubeConfig.applySecurityAuthentication(context);
-    const response = await this.#http.send(context).toPromise();
-    const text = await response.body.text();
-    if (response.httpStatusCode < 200 || response.httpStatusCode > 299) {
-      throw new ApiException(
-        response.httpStatusCode,
-        `HTTP ${response.httpStatusCode}`,
-        text,
-        response.headers,
-      );
-    }
-    return JSON.parse(text) as RawPage;
+    const page = (token: string | undefined): Promise<RawPage> =>
+      this.#api.call({
+        method: 'GET',
+        path,
+        query: { ...query, limit: String(this.#pageSize), continue: token },
+      });
+    return listMapped(operation, path, page, map);
   }
 }

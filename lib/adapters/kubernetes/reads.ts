@@ -1,9 +1,8 @@
 /**
  * The reads sweeps and diagnose need beyond the fencing loop's: pods, claims, storage classes,
  * CSINodes and Events. Lists go through {@link RawLister} (paginated, mapped page by page); single
- * objects through the generated client, with 404 as `null`.
+ * objects are one GET each, with 404 as `null`.
  */
-import type { CoreV1Api, StorageV1Api } from '@kubernetes/client-node';
 import type {
   CSINodeView,
   EventTarget,
@@ -14,6 +13,8 @@ import type {
   StorageClassView,
   VolumeAttachmentView,
 } from '../../ports/cluster.js';
+import type { ApiClient } from './api/api-client.js';
+import { apiPaths } from './api/paths.js';
 import { isNotFound, toKubernetesApiError } from './errors.js';
 import { byLastSeen, toObjectEventView } from './event-views.js';
 import type { RawLister } from './raw-list.js';
@@ -30,68 +31,64 @@ import { toPodView } from './views.js';
 const CLUSTER_EVENTS_NAMESPACE = 'default';
 const DEFAULT_EVENT_LIMIT = 50;
 
-const namespaced = (namespace: string | undefined, resource: string): string =>
-  namespace ? `/api/v1/namespaces/${encodeURIComponent(namespace)}/${resource}` : `/api/v1/${resource}`;
-
 export class ClusterReads {
-  readonly #core: CoreV1Api;
-  readonly #storage: StorageV1Api;
+  readonly #api: ApiClient;
   readonly #lister: RawLister;
 
-  constructor(core: CoreV1Api, storage: StorageV1Api, lister: RawLister) {
-    this.#core = core;
-    this.#storage = storage;
+  constructor(api: ApiClient, lister: RawLister) {
+    this.#api = api;
     this.#lister = lister;
   }
 
   getVolumeAttachment(name: string): Promise<VolumeAttachmentView | null> {
-    return readOrNull('readVolumeAttachment', `volumeattachment/${name}`, async () =>
-      toVolumeAttachmentView(await this.#storage.readVolumeAttachment({ name })),
+    return getOrNull(
+      this.#api,
+      'readVolumeAttachment',
+      apiPaths.volumeAttachment(name),
+      toVolumeAttachmentView,
     );
   }
 
   getPersistentVolume(name: string): Promise<PersistentVolumeView | null> {
-    return readOrNull('readPersistentVolume', `persistentvolume/${name}`, async () =>
-      toPersistentVolumeView(await this.#core.readPersistentVolume({ name })),
+    return getOrNull(
+      this.#api,
+      'readPersistentVolume',
+      apiPaths.persistentVolume(name),
+      toPersistentVolumeView,
     );
   }
 
   getPod(namespace: string, name: string): Promise<PodView | null> {
-    return readOrNull('readNamespacedPod', `pod/${namespace}/${name}`, async () =>
-      toPodView(await this.#core.readNamespacedPod({ namespace, name })),
-    );
+    return getOrNull(this.#api, 'readNamespacedPod', apiPaths.pod(namespace, name), toPodView);
   }
 
   listPods(filter: { readonly namespace?: string; readonly phase?: string } = {}): Promise<PodView[]> {
     const query: Record<string, string> = filter.phase
       ? { fieldSelector: `status.phase=${filter.phase}` }
       : {};
-    return this.#lister.list('listPod', namespaced(filter.namespace, 'pods'), query, toPodView);
+    return this.#lister.list('listPod', apiPaths.inNamespace(filter.namespace, 'pods'), query, toPodView);
   }
 
   getPersistentVolumeClaim(namespace: string, name: string): Promise<PersistentVolumeClaimView | null> {
-    return readOrNull(
+    return getOrNull(
+      this.#api,
       'readNamespacedPersistentVolumeClaim',
-      `persistentvolumeclaim/${namespace}/${name}`,
-      async () =>
-        toPersistentVolumeClaimView(
-          await this.#core.readNamespacedPersistentVolumeClaim({ namespace, name }),
-        ),
+      apiPaths.persistentVolumeClaim(namespace, name),
+      toPersistentVolumeClaimView,
     );
   }
 
   listPersistentVolumeClaims(namespace?: string): Promise<PersistentVolumeClaimView[]> {
-    const path = namespaced(namespace, 'persistentvolumeclaims');
+    const path = apiPaths.inNamespace(namespace, 'persistentvolumeclaims');
     return this.#lister.list('listPersistentVolumeClaim', path, {}, toPersistentVolumeClaimView);
   }
 
   listStorageClasses(): Promise<StorageClassView[]> {
-    const path = '/apis/storage.k8s.io/v1/storageclasses';
-    return this.#lister.list('listStorageClass', path, {}, toStorageClassView);
+    return this.#lister.list('listStorageClass', apiPaths.storageClasses, {}, toStorageClassView);
   }
 
   listCSINodes(): Promise<CSINodeView[]> {
-    return this.#lister.list('listCSINode', '/apis/storage.k8s.io/v1/csinodes', {}, toCsiNodeView);
+    return this.#lister.list('listCSINode', apiPaths.csiNodes, {}, toCsiNodeView);
   }
 
   /**
@@ -106,7 +103,7 @@ export class ClusterReads {
     const fieldSelector = `involvedObject.kind=${target.kind},involvedObject.name=${target.name}`;
     const events = await this.#lister.list(
       'listNamespacedEvent',
-      namespaced(namespace, 'events'),
+      apiPaths.inNamespace(namespace, 'events'),
       { fieldSelector },
       toObjectEventView,
     );
@@ -114,11 +111,22 @@ export class ClusterReads {
   }
 }
 
-async function readOrNull<T>(operation: string, object: string, read: () => Promise<T>): Promise<T | null> {
+/**
+ * GETs one object and maps it; 404 is `null`, other failures a KubernetesApiError naming the path.
+ * The map takes the object as JSON (timestamps are strings; the views accept either form).
+ */
+export async function getOrNull<T>(
+  api: ApiClient,
+  operation: string,
+  path: string,
+  map: (object: never) => T,
+): Promise<T | null> {
+  let object: unknown;
   try {
-    return await read();
+    object = await api.call({ method: 'GET', path });
   } catch (error) {
     if (isNotFound(error)) return null;
-    throw toKubernetesApiError(operation, object, error);
+    throw toKubernetesApiError(operation, path, error);
   }
+  return map(object as never);
 }

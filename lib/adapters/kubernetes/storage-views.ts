@@ -1,4 +1,4 @@
-/** Pure mapping from client-node storage objects to the Cluster port's views. */
+/** Pure mapping from Kubernetes storage objects (JSON, typed with client-node's models) to the Cluster port's views. */
 import type {
   V1CSINode,
   V1PersistentVolume,

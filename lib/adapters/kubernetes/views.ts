@@ -1,12 +1,13 @@
 /**
- * Pure mapping from client-node objects to the Cluster port's views (nodes, leases, pods, version).
- * client-node 2.x turns `date-time` fields into `Date` but leaves `MicroTime` ones (Lease times) as
- * strings, so every timestamp goes through {@link isoTime}.
+ * Pure mapping from Kubernetes objects to the Cluster port's views (nodes, leases, pods, version).
+ * The objects are typed with client-node's models (types only, nothing of it is bundled). From the
+ * API they arrive as JSON, timestamps as strings; client-node models, as the lab and tests build
+ * them, carry `Date`s. Every timestamp goes through {@link isoTime}, which takes both.
  */
 import type { V1Lease, V1Node, V1Pod, V1Taint, V1Toleration, VersionInfo } from '@kubernetes/client-node';
 import type { LeaseView, NodeView, PodView, ServerVersion, Taint } from '../../ports/cluster.js';
 
-/** A Kubernetes timestamp as ISO 8601, whichever form client-node left it in. */
+/** A Kubernetes timestamp as ISO 8601, from a JSON string or a `Date`. */
 export const isoTime = (value: Date | string | undefined | null): string | undefined => {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string') return value;

@@ -1,5 +1,5 @@
-import type { CoreV1Api, KubeConfig, StorageV1Api } from '@kubernetes/client-node';
-import { Watch } from '@kubernetes/client-node';
+import type { ApiClient } from './api/api-client.js';
+import { apiPaths } from './api/paths.js';
 import { serverMessage, statusOf, toKubernetesApiError } from './errors.js';
 import type { KubeClusterLogger } from './logger.js';
 
@@ -20,14 +20,12 @@ interface RawObject {
   readonly spec?: { readonly nodeName?: string };
 }
 
-/** Pause before resuming a watch the server or the client's inactivity timer closed. */
+/** Pause before resuming a watch the server or the network closed. */
 const RESUME_DELAY_MS = 500;
 
-/** The APIs {@link waitForNodeChange} lists from, to learn where "now" is. */
+/** What {@link waitForNodeChange} lists and watches with. */
 export interface WatchApis {
-  readonly kubeConfig: KubeConfig;
-  readonly core: CoreV1Api;
-  readonly storage: StorageV1Api;
+  readonly api: ApiClient;
   readonly logger: KubeClusterLogger;
 }
 
@@ -37,19 +35,25 @@ async function targetsFor(apis: WatchApis, node: string): Promise<WatchTarget[]>
   const podQuery = { fieldSelector: `spec.nodeName=${node}` };
   const versionOf = (list: { metadata?: { resourceVersion?: string } }): string =>
     list.metadata?.resourceVersion ?? '';
+  const listOne = (path: string, query: Readonly<Record<string, string>>) =>
+    apis.api.call<{ metadata?: { resourceVersion?: string } }>({
+      method: 'GET',
+      path,
+      query: { ...query, limit: '1' },
+    });
   const [nodes, pods, attachments] = await Promise.all([
-    apis.core.listNode({ ...nodeQuery, limit: 1 }),
-    apis.core.listPodForAllNamespaces({ ...podQuery, limit: 1 }),
-    apis.storage.listVolumeAttachment({ limit: 1 }),
+    listOne(apiPaths.nodes, nodeQuery),
+    listOne(apiPaths.pods, podQuery),
+    listOne(apiPaths.volumeAttachments, {}),
   ]).catch((error: unknown) => {
     throw toKubernetesApiError('list (to start watching)', `node/${node}`, error);
   });
   return [
-    { describe: `node/${node}`, path: '/api/v1/nodes', query: nodeQuery, resourceVersion: versionOf(nodes) },
-    { describe: `pods on ${node}`, path: '/api/v1/pods', query: podQuery, resourceVersion: versionOf(pods) },
+    { describe: `node/${node}`, path: apiPaths.nodes, query: nodeQuery, resourceVersion: versionOf(nodes) },
+    { describe: `pods on ${node}`, path: apiPaths.pods, query: podQuery, resourceVersion: versionOf(pods) },
     {
       describe: `volumeattachments of ${node}`,
-      path: '/apis/storage.k8s.io/v1/volumeattachments',
+      path: apiPaths.volumeAttachments,
       query: {},
       matches: (object) => object.spec?.nodeName === node,
       resourceVersion: versionOf(attachments),
@@ -74,19 +78,18 @@ export async function waitForNodeChange(
   if (timeoutMs <= 0) return 'timeout';
   const targets = await targetsFor(apis, node);
   signal?.throwIfAborted();
-  const watch = new Watch(apis.kubeConfig);
   // Lets the API server end our watches too, should this process vanish without closing them.
   const serverTimeoutSeconds = String(Math.ceil(timeoutMs / 1000) + 5);
 
   return new Promise((resolve, reject) => {
-    const controllers: AbortController[] = [];
+    const stops: (() => void)[] = [];
     let settled = false;
     const settle = (finish: () => void): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
-      for (const controller of controllers) controller.abort();
+      for (const stop of stops) stop();
       finish();
     };
     const onAbort = (): void => settle(() => reject(signal?.reason));
@@ -95,7 +98,7 @@ export async function waitForNodeChange(
 
     const follow = async (target: WatchTarget, from: string): Promise<void> => {
       let resourceVersion = from;
-      const controller = await watch.watch(
+      const stop = await apis.api.watch(
         target.path,
         {
           ...target.query,
@@ -103,10 +106,11 @@ export async function waitForNodeChange(
           allowWatchBookmarks: 'true',
           timeoutSeconds: serverTimeoutSeconds,
         },
-        (type: string, object: RawObject) => {
+        (type, raw) => {
           if (settled) return;
+          const object = raw as RawObject | undefined;
           const version = object?.metadata?.resourceVersion;
-          if (type === 'BOOKMARK' || (target.matches && !target.matches(object))) {
+          if (type === 'BOOKMARK' || (target.matches && object && !target.matches(object))) {
             if (version) resourceVersion = version;
             return;
           }
@@ -121,7 +125,7 @@ export async function waitForNodeChange(
             const failure = toKubernetesApiError('watch', target.describe, error);
             return settle(() => reject(failure));
           }
-          // Closed by the server, the client's 30 s inactivity timer, or the network: resume.
+          // Closed by the server (its timeoutSeconds) or the network: resume.
           apis.logger.debug('watch closed; resuming', {
             watch: target.describe,
             resourceVersion,
@@ -130,8 +134,8 @@ export async function waitForNodeChange(
           setTimeout(() => start(target, resourceVersion), RESUME_DELAY_MS).unref();
         },
       );
-      controllers.push(controller);
-      if (settled) controller.abort();
+      stops.push(stop);
+      if (settled) stop();
     };
     const start = (target: WatchTarget, from: string): void => {
       if (settled) return;

@@ -23,7 +23,7 @@ afterAll(async () => {
 /** Fencers sharing one Lease of their own, so that tests never see each other's claims. */
 const fencers = (count: number, props: KubeClusterProps = {}): KubeCluster[] => {
   const leaseName = unique('claims');
-  return Array.from({ length: count }, () => new KubeCluster(lab.kubeConfig, { leaseName, ...props }));
+  return Array.from({ length: count }, () => new KubeCluster(lab.endpoint, { leaseName, ...props }));
 };
 
 const granted = (results: readonly ClaimResult[]): number => results.filter((r) => r.granted).length;
@@ -68,7 +68,7 @@ describe('claimFencing', () => {
   it('creates the Lease on first use and keeps the claims in its annotation', async () => {
     // Prepare
     const leaseName = unique('claims');
-    const cluster = new KubeCluster(lab.kubeConfig, { leaseName });
+    const cluster = new KubeCluster(lab.endpoint, { leaseName });
 
     // Act
     await cluster.claimFencing('node-b', 'run-1', { maxInFlight: 1, ttlSeconds: TEN_MINUTES });
@@ -112,7 +112,7 @@ describe('claimFencing', () => {
   it('refuses a corrupted claims annotation instead of reading it as nothing in flight', async () => {
     // Prepare
     const leaseName = unique('claims');
-    const cluster = new KubeCluster(lab.kubeConfig, { leaseName });
+    const cluster = new KubeCluster(lab.endpoint, { leaseName });
     await cluster.claimFencing('node-a', 'run-1', { maxInFlight: 1, ttlSeconds: TEN_MINUTES });
     await lab.kubeConfig.makeApiClient(CoordinationV1Api).patchNamespacedLease(
       {

@@ -31,7 +31,7 @@ const taintKeys = (node: V1Node): string[] =>
 
 beforeAll(async () => {
   lab = await startLab({ nodes: 3 });
-  cluster = new KubeCluster(lab.kubeConfig);
+  cluster = new KubeCluster(lab.endpoint);
   core = lab.kubeConfig.makeApiClient(CoreV1Api);
   await lab.cut('node-b');
   await core.patchNode({ name: 'node-b', body: { spec: { taints: [OTHER_TAINT] } } }, MERGE_PATCH);
@@ -92,7 +92,7 @@ describe('addTaint', () => {
   it('loses no taint when several fencers add different taints to one node at once', async () => {
     // Prepare: separate clients, as separate processes would be.
     const keys = ['a', 'b', 'c', 'd', 'e'].map((k) => `example.com/concurrent-${k}`);
-    const writers = keys.map(() => new KubeCluster(lab.kubeConfig));
+    const writers = keys.map(() => new KubeCluster(lab.endpoint));
 
     // Act
     const outcomes = await Promise.all(
@@ -120,19 +120,19 @@ describe('addTaint', () => {
 
 describe('conditional on the node as observed', () => {
   it('writes when the node is still the version observed', async () => {
-    // Prepare
-    const observed = await cluster.getNode('node-c');
+    // Prepare: node-b is cut, so no kubelet heartbeat changes it between the read and the write.
+    const observed = await cluster.getNode('node-b');
     const taint: Taint = { key: 'example.com/conditional', effect: 'NoSchedule' };
 
     // Act
     const added = await cluster.addTaint(
-      'node-c',
+      'node-b',
       taint,
       {},
       { ...real, expectedResourceVersion: observed?.resourceVersion },
     );
-    const current = await cluster.getNode('node-c');
-    const removed = await cluster.removeTaint('node-c', taint.key, [], {
+    const current = await cluster.getNode('node-b');
+    const removed = await cluster.removeTaint('node-b', taint.key, [], {
       ...real,
       expectedResourceVersion: current?.resourceVersion,
     });

@@ -12,7 +12,7 @@ let app: StatefulApp;
 
 beforeAll(async () => {
   lab = await startLab({ nodes: 3 });
-  cluster = new KubeCluster(lab.kubeConfig);
+  cluster = new KubeCluster(lab.endpoint);
   app = await deployStatefulApp(lab, { onNode: 'node-a' });
 });
 
@@ -43,7 +43,7 @@ describe('nodes', () => {
 
   it('lists every node page by page', async () => {
     // Prepare: one node per page, so three nodes need the continue token twice.
-    const paged = new KubeCluster(lab.kubeConfig, { pageSize: 1 });
+    const paged = new KubeCluster(lab.endpoint, { pageSize: 1 });
 
     // Act
     const nodes = await paged.listNodes();
@@ -97,7 +97,7 @@ describe('pods, VolumeAttachments and PersistentVolumes', () => {
 
   it("lists one node's VolumeAttachments, page by page", async () => {
     // Prepare
-    const paged = new KubeCluster(lab.kubeConfig, { pageSize: 1 });
+    const paged = new KubeCluster(lab.endpoint, { pageSize: 1 });
 
     // Act
     const onA = await eventually('the attachment reported attached', async () => {
@@ -122,7 +122,7 @@ describe('pods, VolumeAttachments and PersistentVolumes', () => {
 
   it('lists PersistentVolumes with driver, handle, claim and zone', async () => {
     // Act
-    const pvs = await new KubeCluster(lab.kubeConfig, { pageSize: 1 }).listPersistentVolumes();
+    const pvs = await new KubeCluster(lab.endpoint, { pageSize: 1 }).listPersistentVolumes();
 
     // Assess
     expect(pvs).toContainEqual({

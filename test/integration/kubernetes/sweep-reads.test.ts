@@ -12,7 +12,7 @@ let app: StatefulApp;
 beforeAll(async () => {
   lab = await startLab({ nodes: 2 });
   app = await deployStatefulApp(lab, { onNode: 'node-a' });
-  cluster = new KubeCluster(lab.kubeConfig, { pageSize: 1 });
+  cluster = new KubeCluster(lab.endpoint, { pageSize: 1 });
   await lab.kubeConfig.makeApiClient(CoreV1Api).createNamespacedPod({
     namespace: 'default',
     body: {

@@ -53,7 +53,8 @@ async function labInChild(
   return { pids: match[1].split(',').map(Number), child, exited };
 }
 
-describe('lab lifecycle', () => {
+// Each test starts a whole lab, in this process or a child: allow for a loaded machine.
+describe('lab lifecycle', { timeout: 300_000 }, () => {
   it('stops every component process on stop()', async () => {
     const lab = await startLab({ nodes: 2 });
     const pids = lab.components.map((c) => c.pid);

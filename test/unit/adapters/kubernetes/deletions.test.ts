@@ -4,20 +4,17 @@ import { deleteOptions } from '../../../../lib/adapters/kubernetes/deletions.js'
 describe('deleteOptions', () => {
   it('puts dry run in the DeleteOptions body, which the API server reads instead of the query', () => {
     // Act
-    const request = deleteOptions({ dryRun: true }, { preconditions: { uid: 'uid-1' } });
+    const body = deleteOptions({ dryRun: true }, { preconditions: { uid: 'uid-1' } });
 
     // Assess
-    expect(request.body).toStrictEqual({ preconditions: { uid: 'uid-1' }, dryRun: ['All'] });
+    expect(body).toStrictEqual({ preconditions: { uid: 'uid-1' }, dryRun: ['All'] });
   });
 
   it('sends no dry run for a real delete', () => {
     // Act
-    const request = deleteOptions(
-      { dryRun: false },
-      { gracePeriodSeconds: 0, preconditions: { uid: 'uid-1' } },
-    );
+    const body = deleteOptions({ dryRun: false }, { gracePeriodSeconds: 0, preconditions: { uid: 'uid-1' } });
 
     // Assess
-    expect(request).toStrictEqual({ body: { gracePeriodSeconds: 0, preconditions: { uid: 'uid-1' } } });
+    expect(body).toStrictEqual({ gracePeriodSeconds: 0, preconditions: { uid: 'uid-1' } });
   });
 });

@@ -1,11 +1,11 @@
-import { ApiException } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
+import { ApiStatusError } from '../../../../lib/adapters/kubernetes/api/api-client.js';
 import { statusOf, toKubernetesApiError } from '../../../../lib/adapters/kubernetes/errors.js';
 import { retryOnConflict } from '../../../../lib/adapters/kubernetes/retry.js';
 import { ConflictError, KubernetesApiError, ValidationError } from '../../../../lib/domain/errors.js';
 
-const apiException = (code: number, message: string): ApiException<string> =>
-  new ApiException(code, 'Unknown API Status Code!', JSON.stringify({ kind: 'Status', code, message }), {});
+const apiException = (code: number, message: string): ApiStatusError =>
+  new ApiStatusError(code, JSON.stringify({ kind: 'Status', code, message }));
 
 describe('toKubernetesApiError', () => {
   it("names the operation, the object, the status and the server's sentence", () => {
@@ -40,14 +40,14 @@ describe('toKubernetesApiError', () => {
 });
 
 describe('statusOf', () => {
-  it('reads ApiException codes and watch errors', () => {
+  it('reads the status of API answers and of errors shaped like them', () => {
     expect(statusOf(apiException(404, 'not found'))).toBe(404);
     expect(statusOf(Object.assign(new Error('Gone'), { statusCode: 410 }))).toBe(410);
     expect(statusOf(new Error('boom'))).toBeUndefined();
   });
 
   it("does not mistake a watch timeout's DOMException code for an HTTP status", () => {
-    // Prepare: what client-node's Watch hands `done` after 30 s without data.
+    // Prepare: what an aborted fetch or stream rejects with.
     const timeout = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
 
     // Act

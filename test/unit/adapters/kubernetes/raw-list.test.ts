@@ -1,5 +1,5 @@
-import { ApiException } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
+import { ApiStatusError } from '../../../../lib/adapters/kubernetes/api/api-client.js';
 import { KubernetesApiError } from '../../../../lib/adapters/kubernetes/errors.js';
 import { listMapped, type RawPage } from '../../../../lib/adapters/kubernetes/raw-list.js';
 
@@ -36,12 +36,7 @@ describe('listMapped', () => {
   });
 
   it('fails the whole list when a page fails (an expired continue token is not an observation)', async () => {
-    const gone = new ApiException(
-      410,
-      'HTTP 410',
-      '{"message":"The provided continue parameter is too old"}',
-      {},
-    );
+    const gone = new ApiStatusError(410, '{"message":"The provided continue parameter is too old"}');
     const attempt = listMapped(
       'listThing',
       '/things',

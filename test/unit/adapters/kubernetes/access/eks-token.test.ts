@@ -1,6 +1,6 @@
 /** The EKS bearer token: a presigned STS GetCallerIdentity that signs the cluster name (what `aws eks get-token` makes). */
 import { describe, expect, it } from 'vitest';
-import { describeEksCluster, eksToken } from '../../../../lib/adapters/cluster-access/index.js';
+import { describeEksCluster, eksToken } from '../../../../../lib/adapters/kubernetes/access/index.js';
 
 const credentials = {
   accessKeyId: 'AKIDEXAMPLE',

@@ -5,10 +5,10 @@
 import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import { KubernetesApiError } from '../../domain/errors.js';
+import { KubernetesApiError } from '../../../domain/errors.js';
 import type { Connection } from './connection.js';
 import { dnsSuffix, eksToken } from './eks-token.js';
-import { kubeConfigWithToken } from './kubeconfig.js';
+import { tokenEndpoint } from './endpoints.js';
 
 export interface EksClusterOptions {
   readonly clusterName: string;
@@ -77,6 +77,6 @@ export function eksConnector(options: EksClusterOptions): () => Promise<Connecti
         credentials: options.credentials,
       }),
     ]);
-    return { kubeConfig: kubeConfigWithToken(options.clusterName, server, caData, token), expiresAt };
+    return { endpoint: tokenEndpoint({ server, caData, token }), expiresAt };
   };
 }

@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import {
   kubeconfigSecretConnector,
   SECRET_REFRESH_SECONDS,
-} from '../../../../lib/adapters/cluster-access/index.js';
+} from '../../../../../lib/adapters/kubernetes/access/index.js';
 
 const ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:edge-kubeconfig-AbCdEf';
 const YAML = `apiVersion: v1
@@ -29,11 +29,20 @@ describe('kubeconfigSecretConnector', () => {
   it('connects with the kubeconfig stored as the secret string, and re-reads it after a while', async () => {
     sm.on(GetSecretValueCommand, { SecretId: ARN }).resolves({ SecretString: YAML });
 
-    const { kubeConfig, expiresAt } = await connect();
+    const { endpoint, expiresAt } = await connect();
 
-    expect(kubeConfig.getCurrentCluster()?.server).toBe('https://edge.example:6443');
-    expect(kubeConfig.getCurrentUser()?.token).toBe('sa-token');
+    expect(endpoint.server).toBe('https://edge.example:6443');
+    expect((await endpoint.auth()).headers).toStrictEqual({ Authorization: 'Bearer sa-token' });
     expect(expiresAt).toBe(1_000 + SECRET_REFRESH_SECONDS * 1000);
+  });
+
+  it('refuses a secret that holds no usable kubeconfig with a ValidationError naming the secret', async () => {
+    sm.on(GetSecretValueCommand).resolves({ SecretString: 'just: [text' });
+
+    await expect(connect()).rejects.toMatchObject({
+      name: 'ValidationError',
+      message: expect.stringContaining(`kubeconfig ${ARN}: not a kubeconfig`),
+    });
   });
 
   it('fails with a KubernetesApiError (retried by the workflow) when the secret cannot be read or is empty', async () => {

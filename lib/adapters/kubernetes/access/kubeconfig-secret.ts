@@ -1,8 +1,8 @@
 /** A kubeconfig kept in Secrets Manager, for clusters that are not EKS (or not reachable with IAM). */
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { KubernetesApiError } from '../../domain/errors.js';
+import { KubernetesApiError } from '../../../domain/errors.js';
 import type { Connector } from './connection.js';
-import { kubeConfigFromYaml } from './kubeconfig.js';
+import { kubeconfigEndpoint } from './endpoints.js';
 
 /** Re-read the secret this often, so a rotated kubeconfig is picked up without a redeploy. */
 export const SECRET_REFRESH_SECONDS = 15 * 60;
@@ -28,6 +28,9 @@ export function kubeconfigSecretConnector(options: KubeconfigSecretOptions): Con
       });
     }
     if (!yaml) throw new KubernetesApiError(`secret ${options.secretArn} holds no kubeconfig string`);
-    return { kubeConfig: kubeConfigFromYaml(yaml), expiresAt: now + SECRET_REFRESH_SECONDS * 1000 };
+    return {
+      endpoint: kubeconfigEndpoint(yaml, { source: options.secretArn }),
+      expiresAt: now + SECRET_REFRESH_SECONDS * 1000,
+    };
   };
 }

@@ -1,0 +1,154 @@
+/**
+ * JSON over the Kubernetes REST API, on node:http(s): requests and watch streams. The adapter reads
+ * a handful of fields of each object, so plain JSON is all it needs from a client; a generated
+ * client would add megabytes to every Lambda bundle and deserialise fields nobody reads.
+ */
+import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { ApiEndpoint } from './endpoint.js';
+
+/** A non-2xx answer: its status, and the body (a `Status` object in JSON, as a rule). */
+export class ApiStatusError extends Error {
+  override readonly name = 'ApiStatusError';
+  readonly statusCode: number;
+  readonly body: string;
+
+  constructor(statusCode: number, body: string) {
+    super(`HTTP ${statusCode}`);
+    this.statusCode = statusCode;
+    this.body = body;
+  }
+}
+
+/** One request. `query` entries that are `undefined` are left out. */
+export interface ApiCall {
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string | undefined>>;
+  readonly body?: unknown;
+  /** @default 'application/json' */
+  readonly contentType?: string;
+}
+
+/** Called once per watch event: ADDED, MODIFIED, DELETED, BOOKMARK or ERROR. */
+export type WatchHandler = (type: string, object: unknown) => void;
+
+/** How long a request (not a watch) may take, connection included. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+export class ApiClient {
+  readonly #endpoint: ApiEndpoint;
+  readonly #timeoutMs: number;
+
+  constructor(endpoint: ApiEndpoint, options: { readonly timeoutMs?: number } = {}) {
+    this.#endpoint = endpoint;
+    this.#timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
+  }
+
+  /** Sends `call` and parses the answer; rejects with {@link ApiStatusError} on a non-2xx status. */
+  async call<T>(call: ApiCall): Promise<T> {
+    const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
+    const request = await this.#open(call.method, call.path, call.query ?? {}, {
+      ...(payload === undefined
+        ? {}
+        : {
+            'Content-Type': call.contentType ?? 'application/json',
+            'Content-Length': String(Buffer.byteLength(payload)),
+          }),
+    });
+    request.setTimeout(this.#timeoutMs, () =>
+      request.destroy(new Error(`no answer from the API server within ${this.#timeoutMs / 1000} s`)),
+    );
+    const response = await new Promise<IncomingMessage>((resolve, reject) => {
+      request.once('response', resolve).once('error', reject);
+      request.end(payload);
+    });
+    const text = await readBody(response);
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status > 299) throw new ApiStatusError(status, text);
+    return JSON.parse(text) as T;
+  }
+
+  /**
+   * Starts a watch on `path`. `onEvent` gets each event; `onClose` is called once, with the error
+   * that ended the stream (an {@link ApiStatusError} for a refused watch) or none when the server
+   * closed it. The returned function stops the watch; `onClose` is not called after it.
+   */
+  async watch(
+    path: string,
+    query: Readonly<Record<string, string>>,
+    onEvent: WatchHandler,
+    onClose: (error?: unknown) => void,
+  ): Promise<() => void> {
+    const request = await this.#open('GET', path, { ...query, watch: 'true' }, {});
+    let stopped = false;
+    const close = (error?: unknown): void => {
+      if (stopped) return;
+      stopped = true;
+      onClose(error);
+    };
+    request.once('error', close);
+    request.once('response', (response) => {
+      const status = response.statusCode ?? 0;
+      if (status !== 200) {
+        readBody(response).then((text) => close(new ApiStatusError(status, text)), close);
+        return;
+      }
+      let buffered = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        buffered += chunk;
+        let newline = buffered.indexOf('\n');
+        while (newline >= 0 && !stopped) {
+          const line = buffered.slice(0, newline).trim();
+          buffered = buffered.slice(newline + 1);
+          if (line) {
+            let event: { type?: string; object?: unknown };
+            try {
+              event = JSON.parse(line) as typeof event;
+            } catch (error) {
+              close(error);
+              request.destroy();
+              return;
+            }
+            onEvent(event.type ?? 'ERROR', event.object);
+          }
+          newline = buffered.indexOf('\n');
+        }
+      });
+      response.once('end', () => close());
+      response.once('error', close);
+    });
+    request.end();
+    return () => {
+      stopped = true;
+      request.destroy();
+    };
+  }
+
+  async #open(
+    method: ApiCall['method'],
+    path: string,
+    query: Readonly<Record<string, string | undefined>>,
+    headers: Readonly<Record<string, string>>,
+  ): Promise<ClientRequest> {
+    const url = new URL(`${this.#endpoint.server}${path}`);
+    for (const [key, value] of Object.entries(query)) {
+      if (value !== undefined) url.searchParams.set(key, value);
+    }
+    const auth = await this.#endpoint.auth();
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    return send(url, {
+      method,
+      agent: auth.agent,
+      headers: { Accept: 'application/json', ...auth.headers, ...headers },
+    });
+  }
+}
+
+async function readBody(response: IncomingMessage): Promise<string> {
+  response.setEncoding('utf8');
+  let text = '';
+  for await (const chunk of response) text += chunk as string;
+  return text;
+}
