@@ -5,11 +5,12 @@
  * Goal: under 1 MB and under 300 ms per function. Usage: npm run bench:cold-start [-- --runs 7]
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BUNDLE_FILE, bundleFunction, FUNCTIONS } from '../infra/bundling.js';
+import { offlineFunctionEnv } from '../lab/offline-function-env.js';
 import { REPO_ROOT } from '../lab/paths.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' } } });
@@ -17,28 +18,7 @@ const runs = Number(values.runs);
 const MB = 1024 * 1024;
 const dir = mkdtempSync(join(tmpdir(), 'kube-fencer-cold-start-'));
 
-// A kubeconfig file: the one access mode that builds everything during init without a network call.
-const kubeconfig = join(dir, 'kubeconfig');
-writeFileSync(
-  kubeconfig,
-  `apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: 'https://127.0.0.1:6443', insecure-skip-tls-verify: true}}]
-users: [{name: u, user: {token: bench}}]
-contexts: [{name: c, context: {cluster: c, user: u}}]
-current-context: c
-`,
-);
-const env = {
-  ...process.env,
-  AWS_REGION: 'us-east-1',
-  AWS_ACCESS_KEY_ID: 'bench',
-  AWS_SECRET_ACCESS_KEY: 'bench',
-  FENCER_CLUSTER: 'bench',
-  FENCER_CLUSTER_ACCESS: 'kubeconfig-file',
-  FENCER_KUBECONFIG_PATH: kubeconfig,
-  FENCER_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:123456789012:stateMachine:bench',
-};
+const env = offlineFunctionEnv(dir, process.env);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const rows: string[][] = [];

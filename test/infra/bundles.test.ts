@@ -4,36 +4,16 @@
  * Sizes and cold starts are measured by bench/cold-start.ts, not asserted here.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUNDLE_FILE, bundleFunction, FUNCTIONS } from '../../infra/bundling.js';
+import { offlineFunctionEnv } from '../../lab/offline-function-env.js';
 import { REPO_ROOT } from '../../lab/paths.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kube-fencer-bundles-'));
-const kubeconfig = join(dir, 'kubeconfig');
-writeFileSync(
-  kubeconfig,
-  `apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: 'https://127.0.0.1:6443', insecure-skip-tls-verify: true}}]
-users: [{name: u, user: {token: test}}]
-contexts: [{name: c, context: {cluster: c, user: u}}]
-current-context: c
-`,
-);
-// Settings that build every client during init without a network call.
-const env = {
-  PATH: process.env.PATH ?? '',
-  AWS_REGION: 'us-east-1',
-  AWS_ACCESS_KEY_ID: 'test',
-  AWS_SECRET_ACCESS_KEY: 'test',
-  FENCER_CLUSTER: 'test',
-  FENCER_CLUSTER_ACCESS: 'kubeconfig-file',
-  FENCER_KUBECONFIG_PATH: kubeconfig,
-  FENCER_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:123456789012:stateMachine:test',
-};
+const env = offlineFunctionEnv(dir);
 
 describe.each(FUNCTIONS)('the %s bundle', (name) => {
   it('leaves out the Kubernetes client library and loads, exporting its handler', async () => {
