@@ -20,6 +20,13 @@ export class ApiStatusError extends Error {
   }
 }
 
+/** A reused keep-alive connection that turned out closed: nothing was answered on it. */
+class StaleConnectionError extends Error {
+  constructor(cause: Error) {
+    super(`kept-alive connection was closed by the server: ${cause.message}`, { cause });
+  }
+}
+
 /** One request. `query` entries that are `undefined` are left out. */
 export interface ApiCall {
   readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -45,9 +52,28 @@ export class ApiClient {
     this.#timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
   }
 
-  /** Sends `call` and parses the answer; rejects with {@link ApiStatusError} on a non-2xx status. */
+  /**
+   * Sends `call` and parses the answer; rejects with {@link ApiStatusError} on a non-2xx status.
+   * A kept-alive connection the server closed while it sat idle (a Lambda frozen between invocations)
+   * fails before any answer: the call is sent once more on a new connection. Every write the adapter
+   * makes is conditional (resourceVersion, UID), so a write that did land is not applied twice.
+   */
   async call<T>(call: ApiCall): Promise<T> {
     const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
+    let response: IncomingMessage;
+    try {
+      response = await this.#send(call, payload);
+    } catch (error) {
+      if (!(error instanceof StaleConnectionError)) throw error;
+      response = await this.#send(call, payload);
+    }
+    const text = await readBody(response);
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status > 299) throw new ApiStatusError(status, text);
+    return JSON.parse(text) as T;
+  }
+
+  async #send(call: ApiCall, payload: string | undefined): Promise<IncomingMessage> {
     const request = await this.#open(call.method, call.path, call.query ?? {}, {
       ...(payload === undefined
         ? {}
@@ -59,14 +85,13 @@ export class ApiClient {
     request.setTimeout(this.#timeoutMs, () =>
       request.destroy(new Error(`no answer from the API server within ${this.#timeoutMs / 1000} s`)),
     );
-    const response = await new Promise<IncomingMessage>((resolve, reject) => {
-      request.once('response', resolve).once('error', reject);
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      request.once('response', resolve).once('error', (error: NodeJS.ErrnoException) => {
+        const stale = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+        reject(stale ? new StaleConnectionError(error) : error);
+      });
       request.end(payload);
     });
-    const text = await readBody(response);
-    const status = response.statusCode ?? 0;
-    if (status < 200 || status > 299) throw new ApiStatusError(status, text);
-    return JSON.parse(text) as T;
   }
 
   /**
