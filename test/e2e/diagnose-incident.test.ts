@@ -4,19 +4,18 @@
  * node-a`; the sweep's own remediation fences node-a; afterwards diagnose shows the volume on node-b.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Lab, startLab } from '../../lab/lab.js';
+import type { Lab } from '../../lab/lab.js';
 import {
   forceDeletePod,
   waitForMultiAttach,
   waitForRecovery,
-  waitNodeNotReady,
   waitPodTerminating,
 } from '../../lab/scenarios/incident.js';
-import { deployStatefulApp, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
+import type { StatefulApp } from '../../lab/scenarios/stateful-app.js';
 import type { SweepReport } from '../../lib/app/sweep/report.js';
 import type { Diagnosis, TreeNode } from '../../lib/domain/diagnose/model.js';
+import { labWithCutNode } from '../support/cut-node.js';
 import { runFencer } from '../support/fencer-cli.js';
-import { waitLeaseOlderThan } from '../support/lab-waits.js';
 
 const flatten = (node: TreeNode): TreeNode[] => [node, ...node.children.flatMap(flatten)];
 
@@ -32,14 +31,10 @@ describe('the incident, diagnosed and swept', () => {
   let app: StatefulApp;
 
   beforeAll(async () => {
-    lab = await startLab({ nodes: 2 });
-    app = await deployStatefulApp(lab, { onNode: 'node-a' });
-    await lab.cut('node-a');
-    await waitNodeNotReady(lab, 'node-a');
+    ({ lab, app } = await labWithCutNode());
     await waitPodTerminating(lab, app, 'node-a');
     await forceDeletePod(lab, app);
     await waitForMultiAttach(lab, app, 'node-a');
-    await waitLeaseOlderThan(lab, 'node-a', 11);
   });
   afterAll(async () => {
     await lab?.stop();

@@ -3,22 +3,17 @@
  * only other node is in another zone, so the zonal EBS volume cannot follow) is reported beside it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Lab, startLab } from '../../lab/lab.js';
-import { waitNodeNotReady } from '../../lab/scenarios/incident.js';
-import { deployStatefulApp, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
+import type { Lab } from '../../lab/lab.js';
+import type { StatefulApp } from '../../lab/scenarios/stateful-app.js';
+import { labWithCutNode } from '../support/cut-node.js';
 import { runFencer } from '../support/fencer-cli.js';
-import { waitLeaseOlderThan } from '../support/lab-waits.js';
 
 describe('downstream blockers', () => {
   let lab: Lab;
   let app: StatefulApp;
 
   beforeAll(async () => {
-    lab = await startLab({ nodes: 2, zones: ['us-east-1a', 'us-east-1b'] });
-    app = await deployStatefulApp(lab, { onNode: 'node-a' });
-    await lab.cut('node-a');
-    await waitNodeNotReady(lab, 'node-a');
-    await waitLeaseOlderThan(lab, 'node-a', 11);
+    ({ lab, app } = await labWithCutNode({ zones: ['us-east-1a', 'us-east-1b'] }));
   });
   afterAll(async () => {
     await lab?.stop();

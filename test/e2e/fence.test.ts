@@ -5,12 +5,13 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeInstanceState } from '../../lab/ec2-emulator.js';
-import { type Lab, startLab } from '../../lab/lab.js';
-import { addTaintByHand, waitForRecovery, waitNodeNotReady } from '../../lab/scenarios/incident.js';
-import { attachmentsOf, deployStatefulApp, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
+import type { Lab } from '../../lab/lab.js';
+import { addTaintByHand, waitForRecovery } from '../../lab/scenarios/incident.js';
+import { attachmentsOf, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
+import { labWithCutNode } from '../support/cut-node.js';
 import { describeVolumeAttachments } from '../support/ec2.js';
 import { runFencer } from '../support/fencer-cli.js';
-import { fencerWrites, taintsOf, waitLeaseOlderThan, waitNodeReady } from '../support/lab-waits.js';
+import { fencerWrites, taintsOf, waitNodeReady } from '../support/lab-waits.js';
 
 const OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service=nodeshutdown:NoExecute';
 const FENCE = ['--lease-grace', '10', '--output', 'json'];
@@ -20,11 +21,7 @@ describe('the incident, fenced by `fencer fence`', () => {
   let app: StatefulApp;
 
   beforeAll(async () => {
-    lab = await startLab({ nodes: 2 });
-    app = await deployStatefulApp(lab, { onNode: 'node-a' });
-    await lab.cut('node-a');
-    await waitNodeNotReady(lab, 'node-a');
-    await waitLeaseOlderThan(lab, 'node-a', 11);
+    ({ lab, app } = await labWithCutNode());
   });
   afterAll(async () => {
     await lab?.stop();

@@ -4,22 +4,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeInstanceState } from '../../lab/ec2-emulator.js';
-import { type Lab, startLab } from '../../lab/lab.js';
-import { waitForRecovery, waitNodeNotReady, waitPodTerminating } from '../../lab/scenarios/incident.js';
-import { deployStatefulApp, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
+import type { Lab } from '../../lab/lab.js';
+import { waitForRecovery, waitPodTerminating } from '../../lab/scenarios/incident.js';
+import type { StatefulApp } from '../../lab/scenarios/stateful-app.js';
+import { labWithCutNode } from '../support/cut-node.js';
 import { runFencer, startFencer } from '../support/fencer-cli.js';
-import { taintsOf, waitLeaseOlderThan } from '../support/lab-waits.js';
+import { taintsOf } from '../support/lab-waits.js';
 
 const OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service=nodeshutdown:NoExecute';
-
-async function labWithCutNode(): Promise<{ lab: Lab; app: StatefulApp }> {
-  const lab = await startLab({ nodes: 2 });
-  const app = await deployStatefulApp(lab, { onNode: 'node-a' });
-  await lab.cut('node-a');
-  await waitNodeNotReady(lab, 'node-a');
-  await waitLeaseOlderThan(lab, 'node-a', 11);
-  return { lab, app };
-}
 
 describe('re-entry', () => {
   let lab: Lab;

@@ -1,0 +1,26 @@
+/**
+ * Where most fencing scenarios start: a lab with the database on node-a, node-a cut (its instance
+ * still running), NotReady, and its Lease older than the `--lease-grace 10` the tests give the fencer.
+ */
+import { type Lab, type LabOptions, startLab } from '../../lab/lab.js';
+import { waitNodeNotReady } from '../../lab/scenarios/incident.js';
+import { deployStatefulApp, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
+import { waitLeaseOlderThan } from './lab-waits.js';
+
+/** The fencer's lease grace in the e2e tests, in seconds. */
+export const LEASE_GRACE_SECONDS = 10;
+
+/** Starts the lab and brings node-a to the cut state; a failure on the way stops the lab. */
+export async function labWithCutNode(options: LabOptions = {}): Promise<{ lab: Lab; app: StatefulApp }> {
+  const lab = await startLab({ nodes: 2, ...options });
+  try {
+    const app = await deployStatefulApp(lab, { onNode: 'node-a' });
+    await lab.cut('node-a');
+    await waitNodeNotReady(lab, 'node-a');
+    await waitLeaseOlderThan(lab, 'node-a', LEASE_GRACE_SECONDS + 1);
+    return { lab, app };
+  } catch (error) {
+    await lab.stop();
+    throw error;
+  }
+}
