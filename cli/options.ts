@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 
-const int =
+/** Parses a whole-number option (>= 0), naming the flag when it is not one. */
+export const int =
   (name: string) =>
   (value: string): number => {
     const n = Number(value);

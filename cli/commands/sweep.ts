@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import type { FencerDeps } from '../../lib/app/deps.js';
 import { runFence } from '../../lib/app/run-loop.js';
 import { type FencingStarter, sweep } from '../../lib/app/sweep/index.js';
@@ -7,16 +7,8 @@ import { parseSweepRequest } from '../../lib/config/sweep-request.js';
 import { SWEEP_CLASS_SENTENCES } from '../../lib/domain/sweep/classes.js';
 import { depsFromOptions, requireOption } from '../context.js';
 import { EXIT_CODES_HELP, ExitCode } from '../exit-codes.js';
-import { addConnectionOptions, type ConnectionOptions } from '../options.js';
+import { addConnectionOptions, type ConnectionOptions, int } from '../options.js';
 import { renderSweep } from '../render-sweep.js';
-
-const int =
-  (name: string) =>
-  (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a whole number >= 0`);
-    return n;
-  };
 
 const HELP = `
 Classes (each finding carries its objects, evidence, the EC2 cross-check and the next safe action):

@@ -4,7 +4,7 @@
  * (server-side dry run) and reports whether it changed anything.
  */
 
-import type { SweepPersistentVolume, SweepVolumeAttachment } from '../domain/sweep/model.js';
+import type { SweepNode, SweepPersistentVolume, SweepVolumeAttachment } from '../domain/sweep/model.js';
 
 export interface Taint {
   readonly key: string;
@@ -13,20 +13,12 @@ export interface Taint {
   readonly timeAdded?: string;
 }
 
-export interface NodeView {
-  readonly name: string;
+/** A Node as the fencer reads it: the sweep's view (lib/domain/sweep/model.ts) plus what writes need. */
+export interface NodeView extends SweepNode {
   readonly uid: string;
   readonly resourceVersion: string;
   readonly createdAt: string;
-  /** Status of the Ready condition; `Missing` when the node has none yet. */
-  readonly ready: 'True' | 'False' | 'Unknown' | 'Missing';
-  /** When the Ready condition last changed (ISO 8601). */
-  readonly readySince?: string;
   readonly lastHeartbeat?: string;
-  readonly providerId?: string;
-  readonly unschedulable: boolean;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly annotations: Readonly<Record<string, string>>;
   readonly taints: readonly Taint[];
 }
 
