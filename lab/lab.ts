@@ -29,7 +29,7 @@ import { KubeletFleet, type SimulatedNode } from './kubelets.js';
 import { applyManifest } from './manifests.js';
 import { cacheRoot, REPO_ROOT } from './paths.js';
 import { makePki } from './pki.js';
-import { type ManagedProcess, reapOrphans } from './process.js';
+import { type ManagedProcess, reapOrphans, runInUse } from './process.js';
 import { waitForNodesReady } from './readiness.js';
 
 /** The CSI driver name the lab's controller registers: it stands in for the EBS CSI driver. */
@@ -116,7 +116,9 @@ function pruneRuns(keep: number): void {
   } catch {
     return;
   }
+  // Labs of other processes (parallel test runs) keep their folders whatever their age.
   const byAge = runs
+    .filter((r) => !runInUse(join(runsRoot(), r)))
     .map((r) => ({ r, t: statSync(join(runsRoot(), r)).mtimeMs }))
     .sort((a, b) => b.t - a.t)
     .slice(keep);

@@ -141,6 +141,20 @@ export function reapOrphans(runsRoot: string): string[] {
   return reaped;
 }
 
+/** Whether a lab run still has a component whose owner is alive: its folder must not be pruned. */
+export function runInUse(runDir: string): boolean {
+  let files: string[] = [];
+  try {
+    files = readdirSync(join(runDir, 'pids'));
+  } catch {
+    return false;
+  }
+  return files.some((file) => {
+    const [, owner] = readPidFile(join(runDir, 'pids', file));
+    return owner !== undefined && isAlive(owner);
+  });
+}
+
 /** "<component pid> <owner pid>", or nothing when the file is gone: another lab stopping meanwhile. */
 function readPidFile(path: string): number[] {
   try {

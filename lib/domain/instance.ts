@@ -79,6 +79,19 @@ export interface DiskAttachment {
   readonly root?: boolean;
 }
 
+/**
+ * Who the provider says the machine is: facts a Node object cannot make up about itself. A Node's
+ * InternalIP, hostname and CSI node ID are compared with these before the machine may be fenced for it
+ * (safety.md rule 3): a providerID alone is one source, and one source is a claim, not proof.
+ */
+export interface InstanceIdentity {
+  readonly instanceId: string;
+  /** Every private IPv4/IPv6 address of the machine (all interfaces). Empty once released. */
+  readonly privateIps: readonly string[];
+  /** Host names the provider knows the machine by (EC2 PrivateDnsName, ECS HostName), lower case. */
+  readonly hostnames: readonly string[];
+}
+
 /** The result of checking that a machine belongs to the cluster being healed (safety.md rule 3). */
 export type OwnershipVerdict =
   | { readonly owned: true; readonly evidence: string }

@@ -1,6 +1,7 @@
 import type { DiskState } from '../domain/disk.js';
 import type {
   DiskAttachment,
+  InstanceIdentity,
   InstanceRef,
   OwnershipVerdict,
   PowerEvidence,
@@ -16,6 +17,25 @@ export interface PowerOffOptions {
   readonly skipOsShutdown?: boolean;
   /** Whether a machine that cannot be stopped (one-time Spot) may be terminated instead. */
   readonly allowTerminate?: boolean;
+}
+
+/**
+ * Bounds on one provider call, retries included: a fence step has a budget, and a call that outlives it
+ * must fail (and be observed again by the next step), not hold the step past its deadline.
+ */
+export interface ProviderCallOptions {
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Everything a fence step needs to know about one machine, from one provider read (EC2: one
+ * DescribeInstances; ECS: one DescribeInstances): whose it is, whether it is off, and who it is.
+ */
+export interface InstanceInspection {
+  readonly ownership: OwnershipVerdict;
+  readonly power: PowerEvidence;
+  /** `null` when the provider does not know the machine (power is then `not-found`). */
+  readonly identity: InstanceIdentity | null;
 }
 
 /** What a power-off call did. "Already off" is a value, not an error. */
@@ -50,14 +70,19 @@ export interface ComputeFencer {
   readonly provider: ProviderName;
   /** Parse a node's `spec.providerID`. Throws `ProviderIdError` for anything this provider does not own. */
   parseProviderId(providerId: string | undefined): InstanceRef;
+  /**
+   * One read of the machine for a fence step: ownership, power and identity together, so a step costs
+   * the provider one call, not three. `observedAt` of the power evidence is when the answer arrived.
+   */
+  inspect(ref: InstanceRef, cluster: string, options?: ProviderCallOptions): Promise<InstanceInspection>;
   /** Check the machine carries the cluster's ownership tag and lives in the configured account/region. */
   verifyOwnership(ref: InstanceRef, cluster: string): Promise<OwnershipVerdict>;
   /** Observe the power state now, with the provider's evidence. A missing machine is `not-found`. */
   observePower(ref: InstanceRef): Promise<PowerEvidence>;
   /** Force the machine off (stop, or terminate where allowed). Idempotent. */
-  powerOff(ref: InstanceRef, options: PowerOffOptions): Promise<PowerOffOutcome>;
+  powerOff(ref: InstanceRef, options: PowerOffOptions & ProviderCallOptions): Promise<PowerOffOutcome>;
   /** Block devices the provider still reports on the machine. */
-  attachedDisks(ref: InstanceRef): Promise<readonly DiskAttachment[]>;
+  attachedDisks(ref: InstanceRef, options?: ProviderCallOptions): Promise<readonly DiskAttachment[]>;
   /**
    * Power states of many machines in few calls (EC2: up to 1000 ids per DescribeInstances), keyed by
    * instance id. Optional: without it, callers observe one machine at a time.

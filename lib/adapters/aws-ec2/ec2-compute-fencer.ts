@@ -17,8 +17,10 @@ import type {
   BatchAnswer,
   BatchOptions,
   ComputeFencer,
+  InstanceInspection,
   PowerOffOptions,
   PowerOffOutcome,
+  ProviderCallOptions,
 } from '../../ports/compute-fencer.js';
 import { createEc2Client } from './ec2-client.js';
 import { ProviderIdError, RegionMismatchError } from './errors.js';
@@ -26,6 +28,7 @@ import {
   judgeOwnership,
   notFoundEvidence,
   toDiskAttachmentState,
+  toInstanceIdentity,
   toPowerEvidence,
 } from './instance-evidence.js';
 import { describeInstancesBatch, describeVolumesBatch, observeInRegion } from './inventory.js';
@@ -92,29 +95,37 @@ export class Ec2ComputeFencer implements ComputeFencer {
     return parseAwsProviderId(providerId);
   }
 
-  async verifyOwnership(ref: InstanceRef, cluster: string): Promise<OwnershipVerdict> {
-    const clientRegion = await this.#resolveClientRegion();
-    if (clientRegion !== this.#region) {
-      return {
-        owned: false,
-        reason: 'wrong-region',
-        detail: `EC2 client talks to ${clientRegion}, fencer serves ${this.#region}`,
-      };
-    }
-    if (ref.zone !== undefined && !zoneInRegion(ref.zone, this.#region)) {
-      return {
-        owned: false,
-        reason: 'wrong-region',
-        detail: `providerID zone ${ref.zone} is outside region ${this.#region}`,
-      };
-    }
-    const described = await this.#describe(ref);
+  async inspect(
+    ref: InstanceRef,
+    cluster: string,
+    options: ProviderCallOptions = {},
+  ): Promise<InstanceInspection> {
+    const regionProblem = await this.#regionProblem(ref);
+    const described = regionProblem ? undefined : await this.#describe(ref, options.signal);
+    const observedAt = this.#now();
     if (!described) {
-      // Not visible with these credentials in this region: another account, another region, or
-      // gone for long enough that EC2 forgot it. None of them lets us prove it is the cluster's.
-      const detail = `instance ${ref.instanceId} not found in region ${this.#region} of this account`;
-      return { owned: false, reason: 'wrong-account', detail };
+      return {
+        ownership: this.#notOwned(ref, regionProblem),
+        power: notFoundEvidence(ref.instanceId, observedAt),
+        identity: null,
+      };
     }
+    const lifecycle = await lifecycleOf(this.#client, described.instance, this.#logger);
+    return {
+      ownership: this.#judge(ref, described, cluster),
+      power: toPowerEvidence(described.instance, lifecycle, observedAt),
+      identity: toInstanceIdentity(described.instance),
+    };
+  }
+
+  async verifyOwnership(ref: InstanceRef, cluster: string): Promise<OwnershipVerdict> {
+    const regionProblem = await this.#regionProblem(ref);
+    if (regionProblem) return this.#notOwned(ref, regionProblem);
+    const described = await this.#describe(ref);
+    return described ? this.#judge(ref, described, cluster) : this.#notOwned(ref);
+  }
+
+  #judge(ref: InstanceRef, described: Described, cluster: string): OwnershipVerdict {
     return judgeOwnership({
       ref,
       instance: described.instance,
@@ -125,6 +136,27 @@ export class Ec2ComputeFencer implements ComputeFencer {
     });
   }
 
+  /**
+   * Not visible with these credentials in this region: another account, another region, or gone for
+   * long enough that EC2 forgot it. None of them lets us prove it is the cluster's.
+   */
+  #notOwned(ref: InstanceRef, regionProblem?: string): OwnershipVerdict {
+    if (regionProblem) return { owned: false, reason: 'wrong-region', detail: regionProblem };
+    const detail = `instance ${ref.instanceId} not found in region ${this.#region} of this account`;
+    return { owned: false, reason: 'wrong-account', detail };
+  }
+
+  /** Why this fencer cannot speak for the instance's region, or `undefined` when it can. */
+  async #regionProblem(ref: InstanceRef): Promise<string | undefined> {
+    const clientRegion = await this.#resolveClientRegion();
+    if (clientRegion !== this.#region)
+      return `EC2 client talks to ${clientRegion}, fencer serves ${this.#region}`;
+    if (ref.zone !== undefined && !zoneInRegion(ref.zone, this.#region)) {
+      return `providerID zone ${ref.zone} is outside region ${this.#region}`;
+    }
+    return undefined;
+  }
+
   async observePower(ref: InstanceRef): Promise<PowerEvidence> {
     const described = await this.#describe(ref);
     if (!described) return notFoundEvidence(ref.instanceId, this.#now());
@@ -132,9 +164,9 @@ export class Ec2ComputeFencer implements ComputeFencer {
     return toPowerEvidence(described.instance, lifecycle, this.#now());
   }
 
-  async powerOff(ref: InstanceRef, options: PowerOffOptions): Promise<PowerOffOutcome> {
+  async powerOff(ref: InstanceRef, options: PowerOffOptions & ProviderCallOptions): Promise<PowerOffOutcome> {
     // Check the world first: an instance that is already off needs no call, dry run or not.
-    const described = await this.#describe(ref);
+    const described = await this.#describe(ref, options.signal);
     if (!described) return { kind: 'already-off', state: 'not-found' };
     const state = described.instance.State?.Name ?? 'unknown';
     if (OFF_EC2_STATES.has(state)) return { kind: 'already-off', state };
@@ -160,9 +192,15 @@ export class Ec2ComputeFencer implements ComputeFencer {
     });
   }
 
-  async attachedDisks(ref: InstanceRef): Promise<readonly DiskAttachment[]> {
+  async attachedDisks(
+    ref: InstanceRef,
+    options: ProviderCallOptions = {},
+  ): Promise<readonly DiskAttachment[]> {
     // The root device name tells the boot disk apart: a stopped instance keeps it attached.
-    const [described, volumes] = await Promise.all([this.#describe(ref), this.#volumesOf(ref)]);
+    const [described, volumes] = await Promise.all([
+      this.#describe(ref, options.signal),
+      this.#volumesOf(ref, options.signal),
+    ]);
     const rootDevice = described?.instance.RootDeviceName;
     const disks: DiskAttachment[] = [];
     for (const volume of volumes) {
@@ -195,12 +233,13 @@ export class Ec2ComputeFencer implements ComputeFencer {
     return describeVolumesBatch(this.#client, volumeIds, this.#now, options.maxCalls);
   }
 
-  async #volumesOf(ref: InstanceRef): Promise<Volume[]> {
+  async #volumesOf(ref: InstanceRef, signal?: AbortSignal): Promise<Volume[]> {
     await this.#assertInRegion(ref);
     const volumes: Volume[] = [];
     try {
       const filter = { Filters: [{ Name: 'attachment.instance-id', Values: [ref.instanceId] }] };
-      for await (const page of paginateDescribeVolumes({ client: this.#client }, filter)) {
+      const pages = paginateDescribeVolumes({ client: this.#client }, filter, { abortSignal: signal });
+      for await (const page of pages) {
         volumes.push(...(page.Volumes ?? []));
       }
     } catch (error) {
@@ -210,10 +249,15 @@ export class Ec2ComputeFencer implements ComputeFencer {
   }
 
   /** DescribeInstances for one instance; `undefined` only when EC2 says it does not exist. */
-  async #describe(ref: InstanceRef): Promise<Described | undefined> {
+  async #describe(ref: InstanceRef, signal?: AbortSignal): Promise<Described | undefined> {
     await this.#assertInRegion(ref);
     try {
-      const output = await this.#client.send(new DescribeInstancesCommand({ InstanceIds: [ref.instanceId] }));
+      const output = await this.#client.send(
+        new DescribeInstancesCommand({ InstanceIds: [ref.instanceId] }),
+        {
+          abortSignal: signal,
+        },
+      );
       const reservation = output.Reservations?.find((r) =>
         r.Instances?.some((i) => i.InstanceId === ref.instanceId),
       );

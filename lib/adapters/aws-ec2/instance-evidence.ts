@@ -1,6 +1,7 @@
 import type { Instance, Tag } from '@aws-sdk/client-ec2';
 import {
   type DiskAttachmentState,
+  type InstanceIdentity,
   type InstanceRef,
   type OwnershipVerdict,
   type PowerEvidence,
@@ -46,6 +47,30 @@ export const toPowerEvidence = (
   lifecycle,
   observedAt: observedAt.toISOString(),
 });
+
+/**
+ * Who EC2 says the instance is: every private address of every interface, and its private DNS name.
+ * A stopped VPC instance keeps both; a terminated one loses them, and the lists are then empty.
+ */
+export const toInstanceIdentity = (instance: Instance): InstanceIdentity => {
+  const ips = new Set<string>();
+  if (instance.PrivateIpAddress) ips.add(instance.PrivateIpAddress);
+  for (const eni of instance.NetworkInterfaces ?? []) {
+    if (eni.PrivateIpAddress) ips.add(eni.PrivateIpAddress);
+    for (const address of eni.PrivateIpAddresses ?? []) {
+      if (address.PrivateIpAddress) ips.add(address.PrivateIpAddress);
+    }
+    for (const address of eni.Ipv6Addresses ?? []) {
+      if (address.Ipv6Address) ips.add(address.Ipv6Address);
+    }
+  }
+  const hostnames = new Set<string>();
+  if (instance.PrivateDnsName) hostnames.add(instance.PrivateDnsName.toLowerCase());
+  for (const eni of instance.NetworkInterfaces ?? []) {
+    if (eni.PrivateDnsName) hostnames.add(eni.PrivateDnsName.toLowerCase());
+  }
+  return { instanceId: instance.InstanceId ?? '', privateIps: [...ips], hostnames: [...hostnames] };
+};
 
 /** What EC2 says when it no longer knows the instance: real proof that the machine is gone. */
 export const notFoundEvidence = (instanceId: string, observedAt: Date): PowerEvidence => ({

@@ -1,5 +1,5 @@
 import { type EC2Client, StopInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
-import type { PowerOffOptions, PowerOffOutcome } from '../../ports/compute-fencer.js';
+import type { PowerOffOptions, PowerOffOutcome, ProviderCallOptions } from '../../ports/compute-fencer.js';
 import type { Ec2FencerLogger } from './logger.js';
 import { errorCode, toProviderApiError } from './sdk-errors.js';
 
@@ -22,7 +22,7 @@ export interface PowerOffRequest {
   readonly action: PowerOffAction;
   /** The state observed just before, reported as `previousState` if EC2 does not say. */
   readonly observedState: string;
-  readonly options: PowerOffOptions;
+  readonly options: PowerOffOptions & ProviderCallOptions;
 }
 
 const send = async (request: PowerOffRequest): Promise<string | undefined> => {
@@ -34,11 +34,12 @@ const send = async (request: PowerOffRequest): Promise<string | undefined> => {
     SkipOsShutdown: options.skipOsShutdown === true ? true : undefined,
     DryRun: options.dryRun,
   };
+  const sendOptions = { abortSignal: options.signal };
   if (action === 'stop') {
-    const output = await client.send(new StopInstancesCommand(input));
+    const output = await client.send(new StopInstancesCommand(input), sendOptions);
     return output.StoppingInstances?.[0]?.PreviousState?.Name;
   }
-  const output = await client.send(new TerminateInstancesCommand(input));
+  const output = await client.send(new TerminateInstancesCommand(input), sendOptions);
   return output.TerminatingInstances?.[0]?.PreviousState?.Name;
 };
 
