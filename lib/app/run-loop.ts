@@ -8,6 +8,7 @@ import { type FenceStepState, fenceStep } from './fence-step.js';
 import type { StepDecision } from './outcome.js';
 import { buildReport, type RunReport } from './report.js';
 import { type UnfenceStepState, unfenceStep } from './unfence-step.js';
+import { waitBetweenFenceSteps } from './wait-for-off.js';
 
 export interface RunOptions {
   /** Give up (outcome `failed`, reason `Timeout`) after this many seconds. */
@@ -39,6 +40,8 @@ async function loop<S extends LoopState>(
   initial: S,
   step: (deps: FencerDeps, state: S) => Promise<S>,
   options: RunOptions,
+  waitBetween: (state: S, waitMs: number, signal?: AbortSignal) => Promise<unknown> = (_, waitMs, signal) =>
+    deps.cluster.waitForNodeChange(node, waitMs, signal),
 ): Promise<{ state: S; steps: StepDecision[]; timedOut: boolean }> {
   const deadline = Date.now() + options.timeoutSeconds * 1000;
   const steps: StepDecision[] = [];
@@ -67,7 +70,7 @@ async function loop<S extends LoopState>(
     const repeated = decision.waitSeconds === 0 && steps.at(-2)?.rule === decision.rule;
     const waitSeconds = repeated ? MIN_REPEAT_WAIT_SECONDS : decision.waitSeconds;
     const waitMs = Math.min(waitSeconds * 1000, Math.max(0, deadline - Date.now()));
-    if (waitMs > 0) await deps.cluster.waitForNodeChange(node, waitMs, options.signal);
+    if (waitMs > 0) await waitBetween(state, waitMs, options.signal);
   }
   return { state, steps, timedOut: true };
 }
@@ -84,7 +87,14 @@ export async function runFence(
     .map((va) => va.persistentVolumeName)
     .filter((pv): pv is string => pv !== undefined);
   const initial: FenceStepState = { request, history, decision: null };
-  const { state, steps, timedOut } = await loop(deps, request.node, initial, fenceStep, options);
+  const { state, steps, timedOut } = await loop(
+    deps,
+    request.node,
+    initial,
+    fenceStep,
+    options,
+    (s, ms, signal) => waitBetweenFenceSteps(deps, s, ms, signal),
+  );
   if (timedOut && state.history.decidedToFenceAt !== null && !request.dryRun) {
     await deps.cluster.releaseFencing(request.node, state.history.runId).catch(() => {});
   }
