@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { RETRYABLE_ERROR_NAMES } from '../domain/errors.js';
 import { type RunHistory, startRun } from '../domain/history.js';
 import type { FenceRequest, UnfenceRequest } from '../domain/request.js';
+import { ClaimTtlSeconds } from '../domain/timing.js';
 import type { FencerDeps } from './deps.js';
 import { downstreamBlockers } from './downstream.js';
 import { type FenceStepState, fenceStep } from './fence-step.js';
@@ -87,13 +88,11 @@ export async function runFence(
     .map((va) => va.persistentVolumeName)
     .filter((pv): pv is string => pv !== undefined);
   const initial: FenceStepState = { request, history, decision: null };
-  const { state, steps, timedOut } = await loop(
-    deps,
-    request.node,
-    initial,
-    fenceStep,
-    options,
-    (s, ms, signal) => waitBetweenFenceSteps(deps, s, ms, signal),
+  // This process renews its claim every step, so a short TTL frees the slot soon if it is killed.
+  const step = (d: FencerDeps, s: FenceStepState) =>
+    fenceStep(d, s, { claimTtlSeconds: ClaimTtlSeconds.InProcess });
+  const { state, steps, timedOut } = await loop(deps, request.node, initial, step, options, (s, ms, signal) =>
+    waitBetweenFenceSteps(deps, s, ms, signal),
   );
   if (timedOut && state.history.decidedToFenceAt !== null && !request.dryRun) {
     await deps.cluster.releaseFencing(request.node, state.history.runId).catch(() => {});
