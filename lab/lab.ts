@@ -48,6 +48,10 @@ export interface LabOptions {
   readonly onStep?: (message: string) => void;
 }
 
+/**
+ * A lab worker: its Node name, its instance (id, zone, providerID) and the instance's private IP and
+ * DNS name as the EC2 emulator assigned them, which its kubelet posts as `status.addresses`.
+ */
 export interface LabNode extends SimulatedNode {}
 
 /** The fields of a kube-apiserver audit event that tests look at. */
@@ -177,8 +181,20 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     for (let i = 0; i < count; i++) {
       const name = nodeName(i);
       const zone = zones[i % zones.length] ?? `${region}a`;
-      const { instanceId } = await createClusterInstance(ec2, { cluster, zone, name });
-      nodes.push({ name, instanceId, zone, region, providerID: `aws:///${zone}/${instanceId}` });
+      const { instanceId, privateIp, privateDnsName } = await createClusterInstance(ec2, {
+        cluster,
+        zone,
+        name,
+      });
+      nodes.push({
+        name,
+        instanceId,
+        zone,
+        region,
+        providerID: `aws:///${zone}/${instanceId}`,
+        privateIp,
+        privateDnsName,
+      });
     }
 
     await applyManifest(kubeConfig, join(REPO_ROOT, 'deploy', 'rbac.yaml'));
