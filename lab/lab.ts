@@ -25,6 +25,7 @@ import {
   startInstance,
   stopInstance,
 } from './ec2-emulator.js';
+import { type Ec2Faults, startEc2Faults } from './ec2-faults/index.js';
 import { KubeletFleet, type SimulatedNode } from './kubelets.js';
 import { applyManifest } from './manifests.js';
 import { cacheRoot, REPO_ROOT } from './paths.js';
@@ -79,9 +80,15 @@ export interface Lab {
   readonly endpoint: ApiEndpoint;
   /** Kubeconfig of user `kube-fencer`: only what deploy/rbac.yaml grants, and every request audited. */
   readonly fencerKubeconfigPath: string;
-  /** Environment for running `fencer` against this lab (EC2 endpoint, region, credentials, cluster). */
+  /**
+   * Environment for running `fencer` against this lab (region, credentials, cluster). Its EC2 endpoint
+   * is the fault injector in front of the emulator, so tests can stage what moto cannot and see every call.
+   */
   readonly fencerEnv: Readonly<Record<string, string>>;
+  /** The emulator itself (moto), for the lab's own setup and for checking the truth. */
   readonly ec2: { readonly endpoint: string; readonly region: string; readonly client: EC2Client };
+  /** The EC2 fault injector the fencer talks to: faults to inject, and the log of the fencer's calls. */
+  readonly ec2Faults: Ec2Faults;
   readonly nodes: readonly LabNode[];
   /** The lab's processes (the simulated kubelets run inside the caller's process). */
   readonly components: readonly { readonly name: string; readonly pid: number; readonly logFile: string }[];
@@ -96,7 +103,7 @@ export interface Lab {
   reconnect(name: string): Promise<void>;
   /** The API server's audit events for user `kube-fencer`, oldest first. */
   fencerRequests(): readonly AuditEvent[];
-  /** Path of a component's log file (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, csi-attacher, csi-controller, ec2-emulator, kubelets). */
+  /** Path of a component's log file (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, csi-attacher, csi-controller, ec2-emulator, ec2-faults, kubelets). */
   logFile(component: string): string;
   readLog(component: string): string;
   stop(): Promise<void>;
@@ -173,6 +180,11 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       rmSync(emulatorPidFile, { force: true });
     });
     processes.push(...controlPlane.processes);
+    const ec2Faults = await startEc2Faults({
+      target: emulator.endpoint,
+      logFile: join(logDir, 'ec2-faults.log'),
+    });
+    stoppers.push(ec2Faults.stop);
     const ec2 = ec2ClientFor(emulator);
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(controlPlane.kubeconfigPath);
@@ -241,13 +253,14 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       endpoint: kubeConfigEndpoint(kubeConfig),
       fencerKubeconfigPath: controlPlane.fencerKubeconfigPath,
       fencerEnv: {
-        AWS_ENDPOINT_URL_EC2: emulator.endpoint,
+        AWS_ENDPOINT_URL_EC2: ec2Faults.endpoint,
         AWS_REGION: region,
         AWS_ACCESS_KEY_ID: emulator.accessKeyId,
         AWS_SECRET_ACCESS_KEY: emulator.secretAccessKey,
         FENCER_CLUSTER: cluster,
       },
       ec2: { endpoint: emulator.endpoint, region, client: ec2 },
+      ec2Faults,
       nodes,
       components: [
         ...processes.map((p) => ({ name: p.name, pid: p.pid, logFile: p.logFile })),
