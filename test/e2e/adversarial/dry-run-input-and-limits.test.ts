@@ -10,17 +10,14 @@ import { type Lab, startLab } from '../../../lab/lab.js';
 import { waitNodeNotReady } from '../../../lab/scenarios/incident.js';
 import { KubeCluster } from '../../../lib/adapters/kubernetes/index.js';
 import { waitLeaseOlderThan } from '../../support/lab-waits.js';
+import { createNodeByHand, dropClaims, repairNode, setClusterInFlightLimit } from './staging.js';
 import {
   auditMark,
-  createNodeByHand,
-  dropClaims,
   fence,
   fencerEventsOn,
   instanceState,
   killFencers,
   powerOffsOf,
-  repairNode,
-  setClusterInFlightLimit,
   writesSince,
 } from './support.js';
 

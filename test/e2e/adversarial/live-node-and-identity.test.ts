@@ -10,17 +10,13 @@ import { createClusterInstance, terminateInstance } from '../../../lab/ec2-emula
 import { type Lab, startLab } from '../../../lab/lab.js';
 import { waitNodeNotReady } from '../../../lab/scenarios/incident.js';
 import { waitLeaseOlderThan } from '../../support/lab-waits.js';
+import { createNodeByHand, keepLeaseFresh, repairNode, setInternalIp, setLeaseRenewed } from './staging.js';
 import {
   auditMark,
-  createNodeByHand,
   fence,
   instanceState,
-  keepLeaseFresh,
   killFencers,
   powerOffsOf,
-  repairNode,
-  setInternalIp,
-  setLeaseRenewed,
   taintsOn,
   writesSince,
 } from './support.js';

@@ -11,16 +11,8 @@ import { addTaintByHand, waitNodeNotReady } from '../../../lab/scenarios/inciden
 import { attachmentsOf, type StatefulApp } from '../../../lab/scenarios/stateful-app.js';
 import { labWithCutNode } from '../../support/cut-node.js';
 import { waitLeaseOlderThan, waitNodeReady } from '../../support/lab-waits.js';
-import {
-  auditMark,
-  fence,
-  fencer,
-  killFencers,
-  OUT_OF_SERVICE,
-  removeTaintsByHand,
-  taintsOn,
-  writesSince,
-} from './support.js';
+import { removeTaintsByHand } from './staging.js';
+import { auditMark, fence, fencer, killFencers, OUT_OF_SERVICE, taintsOn, writesSince } from './support.js';
 
 const KEY = 'node.kubernetes.io/out-of-service';
 const SOMEONE_ELSES_NO_EXECUTE = `${KEY}=operator-maintenance:NoExecute`;

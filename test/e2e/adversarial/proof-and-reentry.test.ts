@@ -9,9 +9,9 @@ import { startInstance } from '../../../lab/ec2-emulator.js';
 import type { Lab } from '../../../lab/lab.js';
 import { attachmentsOf, type StatefulApp } from '../../../lab/scenarios/stateful-app.js';
 import { labWithCutNode } from '../../support/cut-node.js';
+import { dropClaims } from './staging.js';
 import {
   auditMark,
-  dropClaims,
   fence,
   fencerEventsOn,
   instanceState,
