@@ -183,36 +183,37 @@ export async function repairNode(lab: Lab, node: string, instanceId: string): Pr
 }
 
 /**
- * Drops every fencing claim: deletes the coordination Lease(s) the fencer keeps them in (it creates
- * them again on first use). Scenarios that kill or throttle a run use it so that a dead run's claim
- * does not hold the next scenario for its whole TTL; the claims themselves are tested elsewhere.
+ * The coordination Leases the fencer keeps its claims in: named for it (`kube-fencer`, today's default,
+ * or `kube-fencer-claims`), labelled as managed by it, or carrying its annotations; never a node's Lease.
+ */
+async function claimLeases(lab: Lab): Promise<{ name: string; namespace: string }[]> {
+  const leases = await lab.kubeConfig.makeApiClient(CoordinationV1Api).listLeaseForAllNamespaces();
+  return leases.items
+    .map((lease) => lease.metadata ?? {})
+    .filter((m) => m.namespace !== 'kube-node-lease')
+    .filter(
+      (m) =>
+        ['kube-fencer', 'kube-fencer-claims'].includes(m.name ?? '') ||
+        m.labels?.['app.kubernetes.io/managed-by'] === 'kube-fencer' ||
+        Object.keys(m.annotations ?? {}).some((k) => k.startsWith('kube-fencer.io/')),
+    )
+    .map((m) => ({ name: m.name ?? '', namespace: m.namespace ?? '' }));
+}
+
+/**
+ * Drops every fencing claim: deletes the Lease(s) the fencer keeps them in (it creates them again on
+ * first use). Scenarios that kill or throttle a run use it so that a dead run's claim does not hold the
+ * next scenario for its whole TTL; the claims themselves are what the rule-4 scenarios test.
  */
 export async function dropClaims(lab: Lab): Promise<void> {
   const coordination = lab.kubeConfig.makeApiClient(CoordinationV1Api);
-  const leases = await coordination.listLeaseForAllNamespaces();
-  for (const lease of leases.items) {
-    const { name = '', namespace = '', annotations = {} } = lease.metadata ?? {};
-    if (namespace === 'kube-node-lease') continue;
-    if (!Object.keys(annotations).some((k) => k.startsWith('kube-fencer.io/'))) continue;
-    await coordination.deleteNamespacedLease({ name, namespace }).catch(() => undefined);
-  }
+  for (const lease of await claimLeases(lab)) await coordination.deleteNamespacedLease(lease).catch(ignore);
 }
 
 /** Sets the cluster's in-flight limit where the fencer keeps its claims (annotation on the claims Lease). */
 export async function setClusterInFlightLimit(lab: Lab, limit: number): Promise<void> {
   const coordination = lab.kubeConfig.makeApiClient(CoordinationV1Api);
-  const leases = await coordination.listLeaseForAllNamespaces();
-  for (const lease of leases.items) {
-    const { name = '', namespace = '', annotations = {} } = lease.metadata ?? {};
-    if (namespace === 'kube-node-lease') continue;
-    if (!Object.keys(annotations).some((k) => k.startsWith('kube-fencer.io/'))) continue;
-    await coordination.patchNamespacedLease(
-      {
-        name,
-        namespace,
-        body: { metadata: { annotations: { 'kube-fencer.io/max-in-flight': String(limit) } } },
-      },
-      merge,
-    );
-  }
+  const body = { metadata: { annotations: { 'kube-fencer.io/max-in-flight': String(limit) } } };
+  for (const lease of await claimLeases(lab))
+    await coordination.patchNamespacedLease({ ...lease, body }, merge);
 }
