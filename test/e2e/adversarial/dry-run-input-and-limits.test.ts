@@ -23,7 +23,7 @@ import {
 
 const FIVE_MINUTES_MS = 5 * 60_000;
 /** A claim as another fencer run takes it: limit 1, the contract's 300 s TTL. */
-const CLAIM = { maxInFlight: 1, ttlSeconds: 300 };
+const CLAIM = { ttlSeconds: 300 };
 /** An Event names a reason code in its reason or its message. */
 const names = (code: string) => (e: { reason: string; message: string }) =>
   `${e.reason} ${e.message}`.includes(code);
@@ -120,7 +120,7 @@ describe('adversarial: honest dry run, bad input, loud refusals, bounded blast r
       const claim = await fast.claimFencing('node-a', 'run-from-the-future', CLAIM);
 
       expect(claim).toMatchObject({ granted: false, reason: 'in-flight-limit' });
-      expect((await holder.listFencingClaims(300)).map((c) => `${c.node} ${c.runId}`)).toEqual([
+      expect((await holder.listFencingClaims(300)).claims.map((c) => `${c.node} ${c.runId}`)).toEqual([
         'node-b run-on-time',
       ]);
     } finally {
