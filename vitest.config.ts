@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // The CLI tests and the lab scenarios run the built `fencer`: build it when the sources changed.
+    globalSetup: ['./test/support/build-cli.ts'],
     projects: [
       {
         test: {

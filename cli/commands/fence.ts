@@ -1,9 +1,7 @@
 import type { Command } from 'commander';
-import { runFence } from '../../lib/app/run-loop.js';
-import { parseFenceRequest } from '../../lib/config/fence-request.js';
-import { depsFromOptions, requireOption } from '../context.js';
 import { EXIT_CODES_HELP } from '../exit-codes.js';
-import { addConnectionOptions, addFenceOptions, type FenceOptions } from '../options.js';
+import { addFenceOptions, type FenceOptions } from '../options.js';
+import { requireOption } from '../usage.js';
 import { exitCodeFor, printReport, progressHandlers } from './report-output.js';
 
 const HELP = `
@@ -24,6 +22,7 @@ Examples:
   fencer fence ip-10-0-1-23.ec2.internal --cluster prod --region eu-west-1 --dry-run
   fencer fence ip-10-0-1-23.ec2.internal --cluster prod --region eu-west-1
   fencer fence node-a --cluster prod --output json > report.json
+  fencer fence node-a --cluster prod --timeout 5m --timeline-out incident.html
 
 ${EXIT_CODES_HELP}`;
 
@@ -32,10 +31,11 @@ export function registerFence(program: Command): void {
     .command('fence')
     .argument('<node>', 'name of the Kubernetes node to fence')
     .description('prove a dead node powered off through the cloud API, then release its volumes');
-  addFenceOptions(addConnectionOptions(command))
+  addFenceOptions(command)
     .addHelpText('after', HELP)
-    .action(async (node: string, options: FenceOptions) => {
-      const deps = depsFromOptions(options);
+    .action(async (node: string, _local: FenceOptions, self: Command) => {
+      const options = self.optsWithGlobals<FenceOptions>();
+      const { parseFenceRequest } = await import('../../lib/config/fence-request.js');
       const request = parseFenceRequest({
         node,
         cluster: requireOption(options.cluster, '--cluster', 'or set FENCER_CLUSTER'),
@@ -54,11 +54,17 @@ export function registerFence(program: Command): void {
           drainDeadlineSeconds: options.drainDeadline,
         },
       });
+      const { connect } = await import('../access.js');
+      const { deps } = await connect(options, {
+        use: { command: 'fence', accelerate: options.accelerate, strategy: options.strategy },
+        cloud: true,
+      });
+      const { runFence } = await import('../../lib/app/run-loop.js');
       const report = await runFence(deps, request, {
         timeoutSeconds: options.timeout,
         ...progressHandlers(options.output),
       });
-      printReport(report, options.output);
+      await printReport(report, options.output);
       process.exitCode = exitCodeFor(report);
     });
 }

@@ -1,14 +1,16 @@
 import type { StepDecision } from '../../lib/app/outcome.js';
 import type { RunReport } from '../../lib/app/report.js';
 import { ExitCode } from '../exit-codes.js';
+import type { OutputFormat } from '../options.js';
+import { printResult } from '../print.js';
 import { renderReport, stepLine } from '../render.js';
 
-/** Text mode shows each step as it happens; JSON mode prints only the final report. */
-export function progressHandlers(output: 'text' | 'json'): {
+/** Text mode shows each step as it happens; JSON and YAML print only the final report. */
+export function progressHandlers(output: OutputFormat): {
   onStep?: (step: StepDecision) => void;
   onRetry?: (error: Error) => void;
 } {
-  if (output === 'json') return {};
+  if (output !== 'text') return {};
   const started = new Date().toISOString();
   return {
     onStep: (step) => process.stdout.write(`${stepLine(started, step)}\n`),
@@ -16,10 +18,8 @@ export function progressHandlers(output: 'text' | 'json'): {
   };
 }
 
-export function printReport(report: RunReport, output: 'text' | 'json'): void {
-  process.stdout.write(
-    output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : `\n${renderReport(report)}\n`,
-  );
+export function printReport(report: RunReport, output: OutputFormat): Promise<void> {
+  return printResult(report, output, () => `\n${renderReport(report)}`);
 }
 
 export function exitCodeFor(report: RunReport): number {

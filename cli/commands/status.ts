@@ -1,12 +1,14 @@
 import type { Command } from 'commander';
-import { status } from '../../lib/app/status.js';
-import { depsFromOptions } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
-import { addConnectionOptions, type ConnectionOptions } from '../options.js';
-import { renderStatus } from '../render.js';
+import { type ConnectionOptions, timelineOutOption } from '../options.js';
+import { printResult } from '../print.js';
+
+interface StatusOptions extends ConnectionOptions {
+  readonly timelineOut?: string;
+}
 
 export function registerStatus(program: Command): void {
-  const command = program
+  program
     .command('status')
     .argument(
       '[node]',
@@ -14,18 +16,22 @@ export function registerStatus(program: Command): void {
     )
     .description(
       'show fencing state: readiness, out-of-service taint and who added it, pods and VolumeAttachments',
-    );
-  addConnectionOptions(command).action(async (node: string | undefined, options: ConnectionOptions) => {
-    // Status reads Kubernetes only; the region is not needed.
-    const deps = depsFromOptions({ ...options, region: options.region ?? 'unused' });
-    const rows = await status(deps, node);
-    if (node && rows.length === 0) {
-      process.stderr.write(`fencer: node ${node} not found\n`);
-      process.exitCode = ExitCode.Usage;
-      return;
-    }
-    process.stdout.write(
-      options.output === 'json' ? `${JSON.stringify(rows, null, 2)}\n` : `${renderStatus(rows)}\n`,
-    );
-  });
+    )
+    .addOption(timelineOutOption())
+    .action(async (node: string | undefined, _local: StatusOptions, self: Command) => {
+      const options = self.optsWithGlobals<StatusOptions>();
+      const { connect } = await import('../access.js');
+      const { deps } = await connect(options, { use: { command: 'status' }, cloud: false });
+      const [{ status }, { renderStatus }] = await Promise.all([
+        import('../../lib/app/status.js'),
+        import('../render.js'),
+      ]);
+      const rows = await status(deps, node);
+      if (node && rows.length === 0) {
+        process.stderr.write(`fencer: node ${node} not found\n`);
+        process.exitCode = ExitCode.Usage;
+        return;
+      }
+      await printResult(rows, options.output, () => renderStatus(rows));
+    });
 }

@@ -1,5 +1,5 @@
 /**
- * The README's main command, `npm run demo` (`fencer demo`), run as a newcomer runs it: it starts its
+ * The README's main command, `npm run demo` (the built `fencer demo`), run as a newcomer runs it: it starts its
  * own lab, replays the incident, cures it with `fencer fence`, prints the timeline and exits 0.
  */
 import { spawn } from 'node:child_process';
@@ -10,7 +10,7 @@ import { REPO_ROOT } from '../../lab/paths.js';
 
 describe('fencer demo', () => {
   it('replays the incident, cures it with the fencer and prints the timeline', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join('cli', 'main.ts'), 'demo', '--quiet'], {
+    const child = spawn(process.execPath, [join('bin', 'fencer.js'), 'demo', '--quiet'], {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
