@@ -34,6 +34,17 @@ export default defineConfig({
       },
       {
         test: {
+          // The built `fencer` as an operator runs it: help, errors, completion, kubectl plugin, install,
+          // the incident picture in a real browser; the cases that need an API server start a lab.
+          name: 'cli',
+          include: ['test/cli/**/*.test.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 600_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           testTimeout: 300_000,

@@ -17,9 +17,8 @@ export const CLI_ENTRY = 'fencer.js';
 /** The oldest Node.js the built CLI runs on (kept equal to package.json `engines.node`). */
 export const MIN_NODE = '20.19.0';
 
-/** Builds cli/main.ts into `root`/dist, replacing what was there; returns esbuild's metafile. */
-export async function bundleCli(root: string): Promise<Metafile> {
-  const outdir = join(root, DIST_DIR);
+/** Builds cli/main.ts into `outdir` (default `root`/dist), replacing what was there; returns esbuild's metafile. */
+export async function bundleCli(root: string, outdir = join(root, DIST_DIR)): Promise<Metafile> {
   rmSync(outdir, { recursive: true, force: true });
   const result = await build({
     absWorkingDir: root,
