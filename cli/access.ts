@@ -13,6 +13,7 @@ import {
   DIAGNOSE_PERMISSIONS,
   fencePermissions,
   STATUS_PERMISSIONS,
+  STATUS_TIMELINE_PERMISSIONS,
   SWEEP_PERMISSIONS,
   SWEEP_REMEDIATE_PERMISSIONS,
   UNFENCE_PERMISSIONS,
@@ -27,7 +28,7 @@ import { requireOption } from './usage.js';
 export type ClusterUse =
   | { readonly command: 'fence'; readonly accelerate: boolean; readonly strategy: string }
   | { readonly command: 'unfence' }
-  | { readonly command: 'status' }
+  | { readonly command: 'status'; readonly timeline: boolean }
   | { readonly command: 'sweep'; readonly remediate: boolean }
   | { readonly command: 'diagnose' };
 
@@ -41,7 +42,7 @@ const permissionsFor = (use: ClusterUse): readonly Permission[] => {
     case 'unfence':
       return UNFENCE_PERMISSIONS;
     case 'status':
-      return STATUS_PERMISSIONS;
+      return use.timeline ? STATUS_TIMELINE_PERMISSIONS : STATUS_PERMISSIONS;
     case 'sweep':
       return use.remediate ? SWEEP_REMEDIATE_PERMISSIONS : SWEEP_PERMISSIONS;
     case 'diagnose':

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { timelineOutOption } from '../options.js';
 import { UsageError } from '../usage.js';
 
 /** The lab runs from a checkout: its Go modules, CSI driver and manifests are not in an installed package. */
@@ -17,11 +18,12 @@ async function loadLab() {
       'fencer demo runs the local lab from a checkout of the repository: clone it, then npm ci && npm run demo',
     );
   }
-  const [{ startLab }, replay] = await Promise.all([
+  const [{ startLab }, replay, { demoPicture }] = await Promise.all([
     import('../../lab/lab.js'),
     import('../../lab/scenarios/replay.js'),
+    import('../../lab/timeline-picture.js'),
   ]);
-  return { startLab, ...replay };
+  return { startLab, demoPicture, ...replay };
 }
 
 /** `fencer demo`: replays the Multi-Attach incident in the local lab and prints its timeline. */
@@ -36,8 +38,9 @@ export function registerDemo(program: Command): void {
       '--manual',
       'cure by hand as in the article (stop the instance, taint the node) instead of with the fencer',
     )
-    .action(async (options: { quiet?: boolean; manual?: boolean }) => {
-      const { startLab, fencerCureStep, manualCureStep, replayIncident } = await loadLab();
+    .addOption(timelineOutOption())
+    .action(async (options: { quiet?: boolean; manual?: boolean; timelineOut?: string }) => {
+      const { startLab, demoPicture, fencerCureStep, manualCureStep, replayIncident } = await loadLab();
       const out = (line: string) => process.stdout.write(`${line}\n`);
       out(
         'kube-fencer demo: starting the lab (etcd, kube-apiserver, kube-controller-manager, kube-scheduler,',
@@ -52,9 +55,13 @@ export function registerDemo(program: Command): void {
         const result = await replayIncident(lab, cure, options.quiet ? undefined : out);
         if (options.quiet) out(result.timeline.render());
         out('');
-        out(
-          `The replacement pod was stuck on Multi-Attach until the cure; it ran ${result.recoverySeconds.toFixed(1)} s after the cure began.`,
-        );
+        const summary = `The replacement pod was stuck on Multi-Attach until the cure; it ran ${result.recoverySeconds.toFixed(1)} s after the cure began.`;
+        out(summary);
+        if (options.timelineOut) {
+          const { writeTimeline } = await import('../timeline/write.js');
+          writeTimeline(options.timelineOut, demoPicture(lab, result.timeline, 'node-a', summary));
+          out(`The incident's picture: ${options.timelineOut}`);
+        }
       } finally {
         await lab.stop();
       }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { EXIT_CODES_HELP } from '../exit-codes.js';
 import { addFenceOptions, type FenceOptions } from '../options.js';
 import { requireOption } from '../usage.js';
-import { exitCodeFor, printReport, progressHandlers } from './report-output.js';
+import { exitCodeFor, printReport, progressHandlers, stopOnPermanentError } from './report-output.js';
 
 const HELP = `
 What it does, in order (each step re-checks everything before acting):
@@ -60,10 +60,20 @@ export function registerFence(program: Command): void {
         cloud: true,
       });
       const { runFence } = await import('../../lib/app/run-loop.js');
+      const progress = progressHandlers(options.output);
+      const picture = options.timelineOut
+        ? (await import('../timeline/write.js')).recordRun(deps, node, options.timelineOut, progress)
+        : undefined;
+      const stop = stopOnPermanentError(progress);
       const report = await runFence(deps, request, {
         timeoutSeconds: options.timeout,
-        ...progressHandlers(options.output),
+        ...progress,
+        ...(picture ? { onStep: picture.onStep } : {}),
+        onRetry: stop.onRetry,
+        signal: stop.signal,
       });
+      await picture?.finish(report);
+      stop.rethrow();
       await printReport(report, options.output);
       process.exitCode = exitCodeFor(report);
     });

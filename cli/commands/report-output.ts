@@ -18,6 +18,35 @@ export function progressHandlers(output: OutputFormat): {
   };
 }
 
+/**
+ * A provider error that trying again cannot cure (IAM denies the call, the credentials are rejected:
+ * the adapter marks it not retryable) ends the run at once and is reported as itself, in one line,
+ * instead of being retried until the deadline.
+ */
+export function stopOnPermanentError(progress: { onRetry?: (error: Error) => void }): {
+  readonly signal: AbortSignal;
+  readonly onRetry: (error: Error) => void;
+  /** Throws the error that ended the run, if one did. */
+  readonly rethrow: () => void;
+} {
+  const controller = new AbortController();
+  let permanent: Error | undefined;
+  return {
+    signal: controller.signal,
+    onRetry: (error) => {
+      if (error.name === 'ProviderApiError' && (error as { retryable?: boolean }).retryable === false) {
+        permanent ??= error;
+        controller.abort(error);
+        return;
+      }
+      progress.onRetry?.(error);
+    },
+    rethrow: () => {
+      if (permanent) throw permanent;
+    },
+  };
+}
+
 export function printReport(report: RunReport, output: OutputFormat): Promise<void> {
   return printResult(report, output, () => `\n${renderReport(report)}`);
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { ExitCode } from '../exit-codes.js';
 import { type ConnectionOptions, timelineOutOption } from '../options.js';
 import { printResult } from '../print.js';
+import { UsageError } from '../usage.js';
 
 interface StatusOptions extends ConnectionOptions {
   readonly timelineOut?: string;
@@ -20,8 +21,12 @@ export function registerStatus(program: Command): void {
     .addOption(timelineOutOption())
     .action(async (node: string | undefined, _local: StatusOptions, self: Command) => {
       const options = self.optsWithGlobals<StatusOptions>();
+      if (options.timelineOut && !node)
+        throw new UsageError('--timeline-out needs a node: fencer status NODE --timeline-out FILE');
       const { connect } = await import('../access.js');
-      const { deps } = await connect(options, { use: { command: 'status' }, cloud: false });
+      // The picture reads the instance and its disks too: then the cloud is needed.
+      const cloud = Boolean(options.timelineOut);
+      const { deps } = await connect(options, { use: { command: 'status', timeline: cloud }, cloud });
       const [{ status }, { renderStatus }] = await Promise.all([
         import('../../lib/app/status.js'),
         import('../render.js'),
@@ -31,6 +36,14 @@ export function registerStatus(program: Command): void {
         process.stderr.write(`fencer: node ${node} not found\n`);
         process.exitCode = ExitCode.Usage;
         return;
+      }
+      if (node && options.timelineOut) {
+        const [{ reconstructTimeline }, { writeTimeline }] = await Promise.all([
+          import('../../lib/app/timeline/reconstruct.js'),
+          import('../timeline/write.js'),
+        ]);
+        const picture = await reconstructTimeline(deps, node);
+        if (picture) writeTimeline(options.timelineOut, picture);
       }
       await printResult(rows, options.output, () => renderStatus(rows));
     });

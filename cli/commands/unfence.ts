@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { EXIT_CODES_HELP } from '../exit-codes.js';
 import { type ConnectionOptions, duration } from '../options.js';
 import { requireOption } from '../usage.js';
-import { exitCodeFor, printReport, progressHandlers } from './report-output.js';
+import { exitCodeFor, printReport, progressHandlers, stopOnPermanentError } from './report-output.js';
 
 const HELP = `
 Removes the out-of-service taint, but only a taint this fencer added (recorded in the
@@ -48,10 +48,15 @@ export function registerUnfence(program: Command): void {
       const { connect } = await import('../access.js');
       const { deps } = await connect(options, { use: { command: 'unfence' }, cloud: true });
       const { runUnfence } = await import('../../lib/app/run-loop.js');
+      const progress = progressHandlers(options.output);
+      const stop = stopOnPermanentError(progress);
       const report = await runUnfence(deps, request, {
         timeoutSeconds: options.wait + 60,
-        ...progressHandlers(options.output),
+        ...progress,
+        onRetry: stop.onRetry,
+        signal: stop.signal,
       });
+      stop.rethrow();
       await printReport(report, options.output);
       process.exitCode = exitCodeFor(report);
     });

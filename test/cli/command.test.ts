@@ -108,7 +108,12 @@ describe('what each command loads', () => {
     // Each module a command imports when it runs is an entry of its own; only demo's are lab modules.
     const lazy = Object.entries(metafile.outputs).filter(([, o]) => o.entryPoint !== undefined);
     const labEntries = lazy.map(([, o]) => o.entryPoint).filter((e) => e?.startsWith('lab/'));
-    expect(labEntries.sort()).toEqual(['lab/lab.ts', 'lab/paths.ts', 'lab/scenarios/replay.ts']);
+    expect(labEntries.sort()).toEqual([
+      'lab/lab.ts',
+      'lab/paths.ts',
+      'lab/scenarios/replay.ts',
+      'lab/timeline-picture.ts',
+    ]);
     const leaks = lazy
       .filter(([, o]) => !o.entryPoint?.startsWith('lab/'))
       .flatMap(([file, o]) =>

@@ -76,6 +76,12 @@ export const STATUS_PERMISSIONS: readonly Permission[] = [
   ...readClaims,
 ];
 
+/** `status NODE --timeline-out`: also the node's Events, for the picture. */
+export const STATUS_TIMELINE_PERMISSIONS: readonly Permission[] = [
+  ...STATUS_PERMISSIONS,
+  ...grant('', 'events', ['list'], { namespace: EVENT_NAMESPACE }),
+];
+
 /** `sweep`: everything that can hold a volume, report-only. */
 export const SWEEP_PERMISSIONS: readonly Permission[] = [
   ...grant('', 'nodes', ['list']),
