@@ -9,6 +9,8 @@ import { contextEndpoint } from '../lib/adapters/kubernetes/access/context-endpo
 import { describePlugin } from '../lib/adapters/kubernetes/access/exec-credential.js';
 import { selectKubeconfigContext } from '../lib/adapters/kubernetes/access/kubeconfig-files.js';
 import { type EndpointIdentity, reviewAccess } from '../lib/adapters/kubernetes/access-review.js';
+import type { ApiEndpoint } from '../lib/adapters/kubernetes/api/endpoint.js';
+import { KubeCluster } from '../lib/adapters/kubernetes/index.js';
 import {
   DIAGNOSE_PERMISSIONS,
   fencePermissions,
@@ -20,7 +22,7 @@ import {
 } from '../lib/adapters/kubernetes/permissions.js';
 import type { FencerDeps } from '../lib/app/deps.js';
 import type { Permission } from '../lib/domain/access-errors.js';
-import { depsFromOptions } from './context.js';
+import { createLogger, InMemoryMetrics } from '../lib/observability/index.js';
 import type { ConnectionOptions } from './options.js';
 import { requireOption } from './usage.js';
 
@@ -49,6 +51,18 @@ const permissionsFor = (use: ClusterUse): readonly Permission[] => {
       return DIAGNOSE_PERMISSIONS;
   }
 };
+
+/**
+ * The dependencies of a command that reads Kubernetes only (`status`): no cloud client is built or
+ * even loaded (the SDK would double the command's start-up time), and no provider is known.
+ */
+const kubernetesOnly = (endpoint: ApiEndpoint, options: ConnectionOptions): FencerDeps => ({
+  cluster: new KubeCluster(endpoint),
+  compute: { forProviderId: () => null },
+  clock: { now: () => new Date() },
+  log: createLogger({ silent: !options.logJson }),
+  metrics: new InMemoryMetrics(),
+});
 
 /** A command's dependencies, and what the kubeconfig context said. */
 export interface Connected {
@@ -83,10 +97,11 @@ export async function connect(
   if (review.status === 'rejected') throw review.reason;
   if (credentials.status === 'rejected') throw credentials.reason;
   const awsCredentials: AwsCredentialsProvider | undefined = credentials.value;
-  // Status reads Kubernetes only; the region is not needed there.
-  const region = options.region ?? 'unused';
+  const deps = need.cloud
+    ? (await import('./context.js')).depsFromOptions(options, { endpoint, awsCredentials })
+    : kubernetesOnly(endpoint, options);
   return {
-    deps: depsFromOptions({ ...options, region }, { endpoint, awsCredentials }),
+    deps,
     context: selected.context,
     namespace: options.namespace ?? selected.namespace,
   };

@@ -162,3 +162,21 @@ describe('fencer completion bash', () => {
     expect(complete(words)).toEqual(expected);
   });
 });
+
+describe('fencer completion zsh', () => {
+  it("loads in a real zsh, registers for fencer, and answers through zsh's bash completion layer", () => {
+    // zsh's own completion system filters the answers by what was typed; this calls the function directly.
+    const script = `source <("${process.execPath}" "${FENCER}" completion zsh)
+print -r -- "\${_comps[fencer]}"
+setopt ksharrays
+COMP_WORDS=(fencer fence --strategy ''); COMP_CWORD=3; _fencer; print -r -- "\${COMPREPLY[@]}"
+COMP_WORDS=(fencer fe); COMP_CWORD=1; _fencer; print -r -- "\${COMPREPLY[@]}"`;
+    const [registered, strategies, commands] = execFileSync('zsh', ['-fc', script], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: mkdtempSync(join(tmpdir(), 'zsh-home-')) },
+    }).split('\n');
+    expect(registered).toBe('_bash_complete -F _fencer');
+    expect(strategies).toBe('auto out-of-service legacy');
+    expect(commands?.split(' ')).toContain('fence');
+  });
+});
