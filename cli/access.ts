@@ -14,6 +14,7 @@ import { KubeCluster } from '../lib/adapters/kubernetes/index.js';
 import {
   DIAGNOSE_PERMISSIONS,
   fencePermissions,
+  limitsPermissions,
   STATUS_PERMISSIONS,
   STATUS_TIMELINE_PERMISSIONS,
   SWEEP_PERMISSIONS,
@@ -32,7 +33,8 @@ export type ClusterUse =
   | { readonly command: 'unfence' }
   | { readonly command: 'status'; readonly timeline: boolean }
   | { readonly command: 'sweep'; readonly remediate: boolean }
-  | { readonly command: 'diagnose' };
+  | { readonly command: 'diagnose' }
+  | { readonly command: 'limits'; readonly set: boolean };
 
 const permissionsFor = (use: ClusterUse): readonly Permission[] => {
   switch (use.command) {
@@ -49,11 +51,13 @@ const permissionsFor = (use: ClusterUse): readonly Permission[] => {
       return use.remediate ? SWEEP_REMEDIATE_PERMISSIONS : SWEEP_PERMISSIONS;
     case 'diagnose':
       return DIAGNOSE_PERMISSIONS;
+    case 'limits':
+      return limitsPermissions(use.set);
   }
 };
 
 /**
- * The dependencies of a command that reads Kubernetes only (`status`): no cloud client is built or
+ * The dependencies of a command that needs Kubernetes only (`status`, `limits`): no cloud client is built or
  * even loaded (the SDK would double the command's start-up time), and no provider is known.
  */
 const kubernetesOnly = (endpoint: ApiEndpoint, options: ConnectionOptions): FencerDeps => ({

@@ -21,6 +21,8 @@ const grant = (
 ): Permission[] => verbs.map((verb) => ({ verb, group, resource, ...where }));
 
 const readNodes = grant('', 'nodes', ['get', 'list', 'watch']);
+/** A node's CSINode: the CSI node ids that corroborate (or contradict) its instance. */
+const csiNodes = grant('storage.k8s.io', 'csinodes', ['get']);
 const nodeLeases = grant('coordination.k8s.io', 'leases', ['get'], { namespace: NODE_LEASE_NAMESPACE });
 const podsOnNodes = grant('', 'pods', ['list', 'watch']);
 const readAttachments = grant('storage.k8s.io', 'volumeattachments', ['list', 'watch']);
@@ -44,6 +46,7 @@ export interface FencePermissionOptions {
 export function fencePermissions(options: FencePermissionOptions): Permission[] {
   return [
     ...readNodes,
+    ...csiNodes,
     ...taintNodes,
     ...nodeLeases,
     ...podsOnNodes,
@@ -60,6 +63,7 @@ export function fencePermissions(options: FencePermissionOptions): Permission[] 
 /** An un-fence run: read the node, remove the fencer's own taint, record Events. */
 export const UNFENCE_PERMISSIONS: readonly Permission[] = [
   ...readNodes,
+  ...csiNodes,
   ...taintNodes,
   ...nodeLeases,
   ...podsOnNodes,
@@ -81,6 +85,11 @@ export const STATUS_TIMELINE_PERMISSIONS: readonly Permission[] = [
   ...STATUS_PERMISSIONS,
   ...grant('', 'events', ['list'], { namespace: EVENT_NAMESPACE }),
 ];
+
+/** `limits`: the claims Lease (its in-flight limit and the fencings in flight); `set` writes the limit. */
+export function limitsPermissions(set: boolean): Permission[] {
+  return [...readClaims, ...(set ? writeClaims : [])];
+}
 
 /** `sweep`: everything that can hold a volume, report-only. */
 export const SWEEP_PERMISSIONS: readonly Permission[] = [

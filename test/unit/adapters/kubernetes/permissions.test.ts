@@ -11,6 +11,7 @@ import { REPO_ROOT } from '../../../../lab/paths.js';
 import {
   DIAGNOSE_PERMISSIONS,
   fencePermissions,
+  limitsPermissions,
   STATUS_PERMISSIONS,
   STATUS_TIMELINE_PERMISSIONS,
   SWEEP_PERMISSIONS,
@@ -63,6 +64,7 @@ describe('the permissions each command checks', () => {
     ['sweep', SWEEP_PERMISSIONS],
     ['sweep --remediate', SWEEP_REMEDIATE_PERMISSIONS],
     ['diagnose', DIAGNOSE_PERMISSIONS],
+    ['limits --max-in-flight', limitsPermissions(true)],
   ])('%s: all granted by deploy/rbac.yaml', (_, permissions) => {
     expect(permissions.filter((p) => !granted(p)).map(describePermission)).toEqual([]);
   });
