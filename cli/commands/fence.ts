@@ -77,7 +77,12 @@ export function registerFence(program: Command): void {
         signal: stop.signal,
       });
       await picture?.finish(report);
-      stop.rethrow();
+      const permanent = stop.error();
+      if (permanent) {
+        // The run is over: its claim must not hold up the next run until it expires.
+        await deps.cluster.releaseFencing(node, report.runId).catch(() => {});
+        throw permanent;
+      }
       await printReport(report, options.output);
       process.exitCode = exitCodeFor(report);
     });

@@ -26,8 +26,8 @@ export function progressHandlers(output: OutputFormat): {
 export function stopOnPermanentError(progress: { onRetry?: (error: Error) => void }): {
   readonly signal: AbortSignal;
   readonly onRetry: (error: Error) => void;
-  /** Throws the error that ended the run, if one did. */
-  readonly rethrow: () => void;
+  /** The error that ended the run, if one did. */
+  readonly error: () => Error | undefined;
 } {
   const controller = new AbortController();
   let permanent: Error | undefined;
@@ -41,9 +41,7 @@ export function stopOnPermanentError(progress: { onRetry?: (error: Error) => voi
       }
       progress.onRetry?.(error);
     },
-    rethrow: () => {
-      if (permanent) throw permanent;
-    },
+    error: () => permanent,
   };
 }
 

@@ -56,7 +56,8 @@ export function registerUnfence(program: Command): void {
         onRetry: stop.onRetry,
         signal: stop.signal,
       });
-      stop.rethrow();
+      const permanent = stop.error();
+      if (permanent) throw permanent;
       await printReport(report, options.output);
       process.exitCode = exitCodeFor(report);
     });

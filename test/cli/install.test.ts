@@ -51,6 +51,14 @@ describe('npm install -g', () => {
 
     expect([fencer.code, fencer.stdout, fencer.stderr]).toEqual([0, `fencer ${version}\n`, '']);
     expect([plugin.code, plugin.stdout]).toEqual([0, `kubectl fencer ${version}\n`]);
+
+    // npx runs it without installing (the README's other way).
+    const npx = execFileSync(
+      'npx',
+      ['--yes', '--prefer-offline', '--package', join(work, tarball), 'fencer', '--version'],
+      { cwd: work, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } },
+    );
+    expect(npx).toBe(`fencer ${version}\n`);
   });
 });
 
