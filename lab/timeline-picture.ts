@@ -82,6 +82,12 @@ export function demoPicture(
 ): IncidentTimeline {
   const { instanceId } = lab.node(failed);
   const nodeOf = new Map(lab.nodes.map((n) => [n.instanceId, n.name]));
+  // The disks of the picture: the volumes the failed node's instance held at some point (not the others' roots).
+  const held = new Set(
+    timeline.states
+      .filter((s) => s.object.startsWith('ebs/') && s.snapshot?.attachments?.includes(instanceId))
+      .map((s) => s.object),
+  );
   const current = new Map<string, Snapshot>();
   const samples: Sample[] = [];
   for (const { at, object, snapshot } of timeline.states) {
@@ -94,7 +100,7 @@ export function demoPicture(
         all.filter(([k]) => k.startsWith('volumeattachment/')).map(([, s]) => s),
       ),
       disks: disksLane(
-        all.filter(([k]) => k.startsWith('ebs/')),
+        all.filter(([k]) => held.has(k)),
         nodeOf,
       ),
     };

@@ -6,12 +6,16 @@
 import type { IncidentTimeline, Mark, Tone } from '../../lib/app/timeline/model.js';
 
 const WIDTH = 1200;
-const LABEL_WIDTH = 200;
+const LABEL_WIDTH = 270;
 const RIGHT = 24;
 const LANES_TOP = 96;
 const LANE_HEIGHT = 46;
 const BAR_HEIGHT = 30;
 const LEGEND_LINE = 18;
+/** Legend lines longer than this are cut (the full text is the mark's tooltip). */
+const LEGEND_CHARS = 160;
+
+const cut = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 const FILL: Readonly<Record<Tone, string>> = {
   healthy: '#2e7d32',
@@ -121,7 +125,7 @@ export function renderTimelineSvg(timeline: IncidentTimeline): string {
     const seconds = ((Date.parse(mark.at) - from) / 1000).toFixed(1);
     const kind = mark.kind === 'step' ? 'step' : mark.kind === 'evidence' ? 'evidence' : 'event';
     out.push(
-      `<text class="mark-${kind}" x="16" y="${lanesBottom + 48 + i * LEGEND_LINE}" font-size="12" fill="#212121">${i + 1}. +${seconds}s  [${kind}] ${xml(mark.label)}</text>`,
+      `<text class="mark-${kind}" x="16" y="${lanesBottom + 48 + i * LEGEND_LINE}" font-size="12" fill="#212121">${i + 1}. +${seconds}s  [${kind}] ${xml(cut(mark.label, LEGEND_CHARS))}<title>${xml(mark.label)}</title></text>`,
     );
   });
   out.push('</svg>');
