@@ -29,7 +29,7 @@ import { requireOption } from './usage.js';
 
 /** What a command will do in the cluster, which decides the permissions it needs. */
 export type ClusterUse =
-  | { readonly command: 'fence'; readonly accelerate: boolean; readonly strategy: string }
+  | { readonly command: 'fence'; readonly deletesPods: boolean; readonly strategy: string }
   | { readonly command: 'unfence' }
   | { readonly command: 'status'; readonly timeline: boolean }
   | { readonly command: 'sweep'; readonly remediate: boolean }
@@ -40,7 +40,7 @@ const permissionsFor = (use: ClusterUse): readonly Permission[] => {
   switch (use.command) {
     case 'fence':
       return fencePermissions({
-        accelerate: use.accelerate,
+        accelerate: use.deletesPods,
         deletesVolumeAttachments: use.strategy === 'legacy',
       });
     case 'unfence':

@@ -60,7 +60,12 @@ export function registerFence(program: Command): void {
       });
       const { connect } = await import('../access.js');
       const { deps } = await connect(options, {
-        use: { command: 'fence', accelerate: options.accelerate, strategy: options.strategy },
+        use: {
+          command: 'fence',
+          // Force-deletion (after the taint, or of pods tolerating it) needs `delete pods`.
+          deletesPods: options.accelerate || options.forceDeleteToleratingPods,
+          strategy: options.strategy,
+        },
         cloud: true,
       });
       const { runFence } = await import('../../lib/app/run-loop.js');
