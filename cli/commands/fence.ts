@@ -83,11 +83,8 @@ export function registerFence(program: Command): void {
       });
       await picture?.finish(report);
       const permanent = stop.error();
-      if (permanent) {
-        // The run is over: its claim must not hold up the next run until it expires.
-        await deps.cluster.releaseFencing(node, report.runId).catch(() => {});
-        throw permanent;
-      }
+      // The run gave its claim back when it stopped (runFence), so the next run is not held up.
+      if (permanent) throw permanent;
       await printReport(report, options.output);
       process.exitCode = exitCodeFor(report);
     });
