@@ -1,9 +1,9 @@
-import EcsModule from '@alicloud/ecs20140526';
 import { $OpenApiUtil } from '@alicloud/openapi-core';
 import { EcsConfigError } from './errors.js';
+import { EcsClientClass } from './sdk.js';
 
 /** The SDK's client class (`@alicloud/ecs20140526` is CommonJS; its class is the `default` export). */
-export type EcsClient = InstanceType<typeof EcsModule.default>;
+export type EcsClient = InstanceType<typeof EcsClientClass>;
 
 /** Static or STS credentials. The SDK reads no environment by itself, so the fencer always passes them. */
 export interface EcsCredentials {
@@ -61,5 +61,5 @@ export function createEcsClient(props: EcsClientProps): EcsClient {
     connectTimeout: props.connectTimeoutMs ?? ECS_CLIENT_DEFAULTS.connectTimeout,
     readTimeout: props.readTimeoutMs ?? ECS_CLIENT_DEFAULTS.readTimeout,
   });
-  return new EcsModule.default(config);
+  return new EcsClientClass(config);
 }

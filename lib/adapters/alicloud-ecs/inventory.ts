@@ -5,14 +5,12 @@
  * rather than an error when the caller may not see an instance), so absence proves nothing; only
  * DescribeInstanceAttribute's `InvalidInstanceId.NotFound` about that one id does.
  */
-import EcsModule from '@alicloud/ecs20140526';
 import type { EcsClient } from './ecs-client.js';
 import type { EcsDisk, EcsInstance } from './ecs-shapes.js';
 import { ProviderApiError } from './errors.js';
 import { callEcs, type EcsRetryPolicy } from './retry.js';
+import { Ecs } from './sdk.js';
 import { errorCode, INSTANCE_NOT_FOUND } from './sdk-errors.js';
-
-const { DescribeDisksRequest, DescribeInstanceAttributeRequest, DescribeInstancesRequest } = EcsModule;
 
 /** Ids per DescribeInstances / DescribeDisks call (the API's limit). */
 export const IDS_PER_CALL = 100;
@@ -59,7 +57,7 @@ export async function describeInstances(
   let nextToken: string | undefined;
   do {
     if (options.budget && !options.budget.take()) throw budgetExhausted(options.budget.calls);
-    const request = new DescribeInstancesRequest({
+    const request = new Ecs.DescribeInstancesRequest({
       regionId: reader.region,
       instanceIds: JSON.stringify(ids),
       maxResults: PAGE_SIZE,
@@ -89,7 +87,7 @@ export async function confirmAbsent(
   instanceId: string,
   signal?: AbortSignal,
 ): Promise<'gone'> {
-  const request = new DescribeInstanceAttributeRequest({ instanceId });
+  const request = new Ecs.DescribeInstanceAttributeRequest({ instanceId });
   try {
     await callEcs(() => reader.client.describeInstanceAttribute(request), {
       operation: 'DescribeInstanceAttribute',
@@ -123,7 +121,7 @@ export async function disksOfInstance(
   const disks: EcsDisk[] = [];
   let nextToken: string | undefined;
   do {
-    const request = new DescribeDisksRequest({
+    const request = new Ecs.DescribeDisksRequest({
       regionId: reader.region,
       instanceId,
       maxResults: PAGE_SIZE,
@@ -151,7 +149,7 @@ export async function describeDisksByIds(
   let nextToken: string | undefined;
   do {
     if (!budget.take()) throw budgetExhausted(budget.calls);
-    const request = new DescribeDisksRequest({
+    const request = new Ecs.DescribeDisksRequest({
       regionId: reader.region,
       diskIds: JSON.stringify(ids),
       maxResults: PAGE_SIZE,

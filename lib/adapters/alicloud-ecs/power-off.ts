@@ -1,4 +1,3 @@
-import EcsModule from '@alicloud/ecs20140526';
 import type { PowerOffOptions, PowerOffOutcome, ProviderCallOptions } from '../../ports/compute-fencer.js';
 import type { EcsClient } from './ecs-client.js';
 import type { EcsInstance } from './ecs-shapes.js';
@@ -6,9 +5,8 @@ import { ProviderApiError } from './errors.js';
 import { describeLocks, locksOf } from './instance-evidence.js';
 import type { EcsFencerLogger } from './logger.js';
 import { callEcs, type EcsRetryPolicy } from './retry.js';
+import { Ecs } from './sdk.js';
 import { errorCode, isRetryable, toProviderApiError } from './sdk-errors.js';
-
-const { StopInstancesRequest } = EcsModule;
 
 /** How a stopped pay-as-you-go instance is kept: `KeepCharging` keeps its resources, so it can start again. */
 export type StoppedMode = 'KeepCharging' | 'StopCharging';
@@ -50,7 +48,7 @@ async function stopInstances(request: StopRequest): Promise<void> {
   const { client, instance, options } = request;
   // StoppedMode applies to pay-as-you-go instances only; subscription instances reject nothing but ignore it.
   const payAsYouGo = instance.instanceChargeType !== 'PrePaid';
-  const input = new StopInstancesRequest({
+  const input = new Ecs.StopInstancesRequest({
     regionId: request.region,
     instanceId: [instance.instanceId],
     forceStop: true,
