@@ -71,10 +71,12 @@ export const retryAfterMs = (error: unknown): number | undefined => {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 };
 
-/** ECS's message without the SDK's "code: 400, … request id: …" wrapping. */
+/** ECS's message without the SDK's "<code>: code: 400, … request id: …" wrapping. */
 const messageOf = (error: unknown): string => {
-  const message = shapeOf(error).message ?? String(error);
-  return message.replace(/^code: \d+, /, '').replace(/ request id: \S+$/, '');
+  const { message, code } = shapeOf(error);
+  let text = message ?? String(error);
+  if (code !== undefined && text.startsWith(`${code}: `)) text = text.slice(`${code}: `.length);
+  return text.replace(/^code: \d+, /, '').replace(/ request id: \S*$/, '');
 };
 
 /** Wraps what an ECS call threw, once the adapter stopped retrying, into a {@link ProviderApiError}. */
