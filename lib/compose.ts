@@ -2,10 +2,16 @@
  * The composition root: the only module that builds SDK clients and adapters and hands them to the
  * use cases. The CLI and every Lambda handler start here.
  */
+import {
+  EcsComputeFencer,
+  type EcsCredentials,
+  looksLikeAlicloudProviderId,
+} from './adapters/alicloud-ecs/index.js';
 import { Ec2ComputeFencer } from './adapters/aws-ec2/index.js';
 import type { ApiEndpoint } from './adapters/kubernetes/api/endpoint.js';
 import { KubeCluster } from './adapters/kubernetes/index.js';
 import type { FencerDeps } from './app/deps.js';
+import type { AlibabaSettings } from './config/alibaba-settings.js';
 import { createLogger, InMemoryMetrics } from './observability/index.js';
 import type { AuditLog, Metrics } from './ports/audit.js';
 import type { ComputeFencer } from './ports/compute-fencer.js';
@@ -14,32 +20,58 @@ import type { ComputeProviders } from './ports/compute-providers.js';
 export interface FencerConfig {
   /** The API server and its credentials (from a kubeconfig, Secrets Manager, or an EKS token). */
   readonly endpoint: ApiEndpoint;
-  /** The AWS region the EC2 fencer serves. */
-  readonly region: string;
+  /** The AWS region the EC2 fencer serves; without it, no EC2 fencer (an Alibaba-only deployment). */
+  readonly region?: string;
   /** The AWS account that must own the instances; unchecked when absent. */
   readonly accountId?: string;
+  /** The Alibaba Cloud ECS fencer's settings and credentials; without them, no ECS fencer. */
+  readonly alibaba?: AlibabaSettings & { readonly credentials: EcsCredentials };
   readonly log?: AuditLog;
   readonly metrics?: Metrics;
 }
 
-/** Routes a providerID to the compute fencer that owns it. */
+/** Routes a providerID to the compute fencer that owns it. The node's name is never read. */
 export class ProviderRegistry implements ComputeProviders {
   constructor(private readonly byScheme: ReadonlyMap<string, ComputeFencer>) {}
 
   forProviderId(providerId: string): ComputeFencer | null {
     // A bare EC2 instance id is how some installers set providerID on AWS.
     if (/^i-[0-9a-f]+$/.test(providerId)) return this.byScheme.get('aws') ?? null;
+    // The Alibaba cloud controller writes `<region>.<instance-id>`, optionally `alicloud://`-prefixed.
+    if (looksLikeAlicloudProviderId(providerId)) return this.byScheme.get('alicloud') ?? null;
     const scheme = /^([a-z0-9-]+):\/\//.exec(providerId)?.[1];
     return scheme ? (this.byScheme.get(scheme) ?? null) : null;
   }
 }
 
+/** The compute fencers the configuration asks for, by the scheme they serve. */
+function computeFencers(config: FencerConfig): Map<string, ComputeFencer> {
+  const fencers = new Map<string, ComputeFencer>();
+  if (config.region !== undefined) {
+    fencers.set('aws', new Ec2ComputeFencer({ region: config.region, accountId: config.accountId }));
+  }
+  const alibaba = config.alibaba;
+  if (alibaba !== undefined) {
+    const tagKey = alibaba.clusterTagKey;
+    fencers.set(
+      'alicloud',
+      new EcsComputeFencer({
+        region: alibaba.region,
+        credentials: alibaba.credentials,
+        endpoint: alibaba.endpoint,
+        stoppedMode: alibaba.stoppedMode,
+        ...(tagKey ? { ownershipTags: (cluster: string) => [{ key: tagKey, values: [cluster] }] } : {}),
+      }),
+    );
+  }
+  return fencers;
+}
+
 /** Builds the use cases' dependencies from configuration. */
 export function composeDeps(config: FencerConfig): FencerDeps {
-  const ec2 = new Ec2ComputeFencer({ region: config.region, accountId: config.accountId });
   return {
     cluster: new KubeCluster(config.endpoint),
-    compute: new ProviderRegistry(new Map<string, ComputeFencer>([['aws', ec2]])),
+    compute: new ProviderRegistry(computeFencers(config)),
     clock: { now: () => new Date() },
     log: config.log ?? createLogger(),
     metrics: config.metrics ?? new InMemoryMetrics(),
