@@ -19,6 +19,14 @@ export interface SimulatedNode {
   readonly zone: string;
   readonly region: string;
   readonly providerID: string;
+  /** Labels the cloud's node controller adds (e.g. ACK's), over the lab's defaults. */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Annotations a real kubelet on that cloud adds (e.g. the CSI node ids). */
+  readonly annotations?: Readonly<Record<string, string>>;
+  /** `status.addresses` as a real kubelet there posts them (InternalIP, Hostname, ...). */
+  readonly addresses?: readonly { readonly type: string; readonly address: string }[];
+  /** Topology keys the CSI driver reports for the node. @default ['topology.kubernetes.io/zone'] */
+  readonly csiTopologyKeys?: readonly string[];
 }
 
 type NodeMode = 'alive' | 'silent';
@@ -71,9 +79,13 @@ export class KubeletFleet {
             'node.kubernetes.io/instance-type': 'm5.large',
             'topology.kubernetes.io/zone': node.zone,
             'topology.kubernetes.io/region': node.region,
+            ...node.labels,
           },
           // Without it the attach-detach controller leaves this node's volumes to the kubelet.
-          annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
+          annotations: {
+            'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
+            ...node.annotations,
+          },
         },
         spec: { providerID: node.providerID },
       },
@@ -83,7 +95,11 @@ export class KubeletFleet {
         metadata: { name: node.name },
         spec: {
           drivers: [
-            { name: this.driverName, nodeID: node.instanceId, topologyKeys: ['topology.kubernetes.io/zone'] },
+            {
+              name: this.driverName,
+              nodeID: node.instanceId,
+              topologyKeys: [...(node.csiTopologyKeys ?? ['topology.kubernetes.io/zone'])],
+            },
           ],
         },
       },
@@ -203,6 +219,7 @@ export class KubeletFleet {
 
   private async postStatus(name: string, volumesInUse: string[]): Promise<void> {
     const now = new Date().toISOString();
+    const addresses = this.nodes.get(name)?.addresses;
     // Strategic merge on conditions (by type) and volumesInUse only: volumesAttached belongs to the
     // attach-detach controller and must never be written here.
     await this.core.patchNodeStatus(
@@ -235,6 +252,7 @@ export class KubeletFleet {
               bootID: name,
             },
             volumesInUse,
+            ...(addresses ? { addresses: [...addresses] } : {}),
           },
         },
       },
