@@ -1,4 +1,4 @@
-import { ecsCredentialsFromEnv } from '../lib/adapters/alicloud-ecs/index.js';
+import { EcsComputeFencer, ecsCredentialsFromEnv } from '../lib/adapters/alicloud-ecs/index.js';
 import { kubeConfigEndpoint, loadKubeConfig } from '../lib/adapters/kubernetes/access/kubeconfig.js';
 import type { FencerDeps } from '../lib/app/deps.js';
 import { composeDeps } from '../lib/compose.js';
@@ -30,7 +30,7 @@ function alibabaFromEnv(env: NodeJS.ProcessEnv) {
       'ALIBABA_CLOUD_REGION is set but no credentials: set ALIBABA_CLOUD_ACCESS_KEY_ID and ALIBABA_CLOUD_ACCESS_KEY_SECRET (and ALIBABA_CLOUD_SECURITY_TOKEN for STS)',
     );
   }
-  return { ...settings, credentials };
+  return new EcsComputeFencer({ ...settings, credentials });
 }
 
 /** Builds the fencer's dependencies from the command line (the CLI's composition). */
@@ -49,7 +49,7 @@ export function depsFromOptions(options: ConnectionOptions): FencerDeps {
     endpoint: kubeConfigEndpoint(kubeConfig),
     region,
     accountId: options.accountId,
-    alibaba,
+    computeFencers: alibaba ? [alibaba] : [],
     log: createLogger({ silent: !options.logJson }),
   });
 }

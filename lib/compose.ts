@@ -2,16 +2,10 @@
  * The composition root: the only module that builds SDK clients and adapters and hands them to the
  * use cases. The CLI and every Lambda handler start here.
  */
-import {
-  EcsComputeFencer,
-  type EcsCredentials,
-  looksLikeAlicloudProviderId,
-} from './adapters/alicloud-ecs/index.js';
 import { Ec2ComputeFencer } from './adapters/aws-ec2/index.js';
 import type { ApiEndpoint } from './adapters/kubernetes/api/endpoint.js';
 import { KubeCluster } from './adapters/kubernetes/index.js';
 import type { FencerDeps } from './app/deps.js';
-import type { AlibabaSettings } from './config/alibaba-settings.js';
 import { createLogger, InMemoryMetrics } from './observability/index.js';
 import type { AuditLog, Metrics } from './ports/audit.js';
 import type { ComputeFencer } from './ports/compute-fencer.js';
@@ -24,11 +18,18 @@ export interface FencerConfig {
   readonly region?: string;
   /** The AWS account that must own the instances; unchecked when absent. */
   readonly accountId?: string;
-  /** The Alibaba Cloud ECS fencer's settings and credentials; without them, no ECS fencer. */
-  readonly alibaba?: AlibabaSettings & { readonly credentials: EcsCredentials };
+  /**
+   * Compute fencers of other clouds, built by the caller's own composition (the CLI, a Function Compute
+   * runtime), e.g. the Alibaba Cloud ECS fencer. They are not built here so that a bundle for one cloud
+   * (an AWS Lambda function) does not carry the other cloud's SDK.
+   */
+  readonly computeFencers?: readonly ComputeFencer[];
   readonly log?: AuditLog;
   readonly metrics?: Metrics;
 }
+
+/** The shape of an Alibaba providerID, for routing only (the ECS fencer parses it strictly). */
+const ALICLOUD_PROVIDER_ID = /^(?:alicloud:\/\/|[a-z]{2}-[a-z0-9-]+\.i-[0-9a-z]+$)/;
 
 /** Routes a providerID to the compute fencer that owns it. The node's name is never read. */
 export class ProviderRegistry implements ComputeProviders {
@@ -38,7 +39,7 @@ export class ProviderRegistry implements ComputeProviders {
     // A bare EC2 instance id is how some installers set providerID on AWS.
     if (/^i-[0-9a-f]+$/.test(providerId)) return this.byScheme.get('aws') ?? null;
     // The Alibaba cloud controller writes `<region>.<instance-id>`, optionally `alicloud://`-prefixed.
-    if (looksLikeAlicloudProviderId(providerId)) return this.byScheme.get('alicloud') ?? null;
+    if (ALICLOUD_PROVIDER_ID.test(providerId)) return this.byScheme.get('alicloud') ?? null;
     const scheme = /^([a-z0-9-]+):\/\//.exec(providerId)?.[1];
     return scheme ? (this.byScheme.get(scheme) ?? null) : null;
   }
@@ -50,20 +51,8 @@ function computeFencers(config: FencerConfig): Map<string, ComputeFencer> {
   if (config.region !== undefined) {
     fencers.set('aws', new Ec2ComputeFencer({ region: config.region, accountId: config.accountId }));
   }
-  const alibaba = config.alibaba;
-  if (alibaba !== undefined) {
-    const tagKey = alibaba.clusterTagKey;
-    fencers.set(
-      'alicloud',
-      new EcsComputeFencer({
-        region: alibaba.region,
-        credentials: alibaba.credentials,
-        endpoint: alibaba.endpoint,
-        stoppedMode: alibaba.stoppedMode,
-        ...(tagKey ? { ownershipTags: (cluster: string) => [{ key: tagKey, values: [cluster] }] } : {}),
-      }),
-    );
-  }
+  // Fencers are keyed by their provider name, which is also the providerID scheme they serve.
+  for (const fencer of config.computeFencers ?? []) fencers.set(fencer.provider, fencer);
   return fencers;
 }
 

@@ -1,5 +1,6 @@
 /** One fencer, both clouds: the compute fencer is chosen per node from its providerID, never its name. */
 import { describe, expect, it } from 'vitest';
+import { EcsComputeFencer } from '../../lib/adapters/alicloud-ecs/index.js';
 import { composeDeps, ProviderRegistry } from '../../lib/compose.js';
 import type { ComputeFencer } from '../../lib/ports/compute-fencer.js';
 
@@ -34,17 +35,22 @@ describe('ProviderRegistry', () => {
 describe('composeDeps', () => {
   const endpoint = { server: 'https://127.0.0.1:6443', auth: { kind: 'token', token: 't' } } as never;
 
-  it('builds an ECS fencer from Alibaba settings alone, and an EC2 one only with an AWS region', () => {
+  const ecs = new EcsComputeFencer({
+    region: 'cn-hangzhou',
+    credentials: { accessKeyId: 'a', accessKeySecret: 's' },
+  });
+
+  it('serves ECS nodes with the ECS fencer the caller built, and EC2 nodes only with an AWS region', () => {
     const deps = composeDeps({
       endpoint,
-      alibaba: { region: 'cn-hangzhou', credentials: { accessKeyId: 'a', accessKeySecret: 's' } },
+      computeFencers: [ecs],
     });
     expect(deps.compute.forProviderId('cn-hangzhou.i-bp1h4adlltjc1d48goaq')?.provider).toBe('alicloud');
     expect(deps.compute.forProviderId('aws:///us-east-1a/i-0123456789abcdef0')).toBeNull();
     const mixed = composeDeps({
       endpoint,
       region: 'us-east-1',
-      alibaba: { region: 'cn-hangzhou', credentials: { accessKeyId: 'a', accessKeySecret: 's' } },
+      computeFencers: [ecs],
     });
     expect(mixed.compute.forProviderId('aws:///us-east-1a/i-0123456789abcdef0')?.provider).toBe('aws');
     expect(mixed.compute.forProviderId('cn-hangzhou.i-bp1h4adlltjc1d48goaq')?.provider).toBe('alicloud');

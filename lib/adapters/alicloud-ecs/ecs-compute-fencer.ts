@@ -50,6 +50,11 @@ export interface EcsComputeFencerProps {
   /** @default defaultOwnershipTags: `ack.aliyun.com=<cluster>` or `kubernetes.io/cluster/<cluster>=owned|shared` */
   readonly ownershipTags?: (cluster: string) => readonly EcsOwnershipTag[];
   /**
+   * Shorthand for `ownershipTags`: the one tag key whose value must equal the cluster name (e.g.
+   * `ack.aliyun.com`, whose value is the ACK cluster id). Ignored when `ownershipTags` is given.
+   */
+  readonly clusterTagKey?: string;
+  /**
    * How a stopped pay-as-you-go instance is kept. `KeepCharging` keeps its vCPUs and memory, so it can
    * start again; `StopCharging` (economical mode) releases them and a restart can fail on stock.
    * @default 'KeepCharging'
@@ -79,7 +84,9 @@ export class EcsComputeFencer implements ComputeFencer {
     this.#region = props.region;
     const client = props.client ?? this.#defaultClient(props);
     this.#reader = { client, region: props.region, policy: { ...DEFAULT_RETRY_POLICY, ...props.retry } };
-    this.#tags = props.ownershipTags ?? defaultOwnershipTags;
+    const key = props.clusterTagKey;
+    this.#tags =
+      props.ownershipTags ?? (key ? (cluster: string) => [{ key, values: [cluster] }] : defaultOwnershipTags);
     this.#stoppedMode = props.stoppedMode ?? 'KeepCharging';
     this.#logger = props.logger ?? silentLogger;
     this.#now = props.now ?? (() => new Date());
