@@ -53,7 +53,9 @@ describe('refusals and failures on Alibaba Cloud', () => {
       const { code, report } = await runFencer(lab, ['fence', 'node-a', ...FENCE]);
       expect(code).toBe(3);
       expect(report?.reason).toBe('InstanceNotOwned');
-      expect(report?.message).toMatch(/ack.aliyun.com/);
+      expect(report?.evidence.join('\n')).toMatch(
+        /lacks tag ack.aliyun.com=lab.*has ack.aliyun.com=another-cluster/,
+      );
       expect(await ecsStatus(lab, a.instanceId)).toBe('Running');
     } finally {
       await ecsOf(lab).admin.patchInstance(a.instanceId, { tags: ackInstanceTags(lab.cluster) });

@@ -19,3 +19,4 @@ export {
   parseAlicloudProviderId,
 } from './provider-id.js';
 export { DEFAULT_RETRY_POLICY, type EcsRetryPolicy } from './retry.js';
+export { ECS_OPERATIONS } from './sdk.js';

@@ -17,3 +17,15 @@ export const EcsClientClass: EcsClass = (
 
 /** The SDK's request and response models (`Ecs.StopInstancesRequest`, ...). */
 export { Ecs };
+
+/**
+ * The ECS operations the fencer calls. A bundler that keeps only these operations' models (the SDK
+ * re-exports all 3,400 of them from one barrel) must keep exactly these; the bundled-adapter test
+ * calls each one through such a bundle.
+ */
+export const ECS_OPERATIONS = [
+  'DescribeInstances',
+  'DescribeInstanceAttribute',
+  'DescribeDisks',
+  'StopInstances',
+] as const;
