@@ -140,3 +140,23 @@ export async function ecsDiskAttachments(
     status: disk.status ?? '',
   }));
 }
+
+/** ECS instances and cloud disks, as the ECS emulator shows them, for the incident's timeline. */
+export const ecsWatcher =
+  (client: EcsClient, region: string) => async (): Promise<[string, Record<string, string>][]> => {
+    const [instances, disks] = await Promise.all([
+      client.describeInstances(new Ecs.DescribeInstancesRequest({ regionId: region, maxResults: 100 })),
+      client.describeDisks(
+        new Ecs.DescribeDisksRequest({ regionId: region, diskType: 'data', maxResults: 100 }),
+      ),
+    ]);
+    const seen: [string, Record<string, string>][] = [];
+    for (const i of instances.body?.instances?.instance ?? []) {
+      seen.push([`ecs/${i.instanceId} (${i.instanceName})`, { status: i.status ?? '?' }]);
+    }
+    for (const d of disks.body?.disks?.disk ?? []) {
+      const on = (d.attachments?.attachment ?? []).map((a) => a.instanceId).join(',') || 'none';
+      seen.push([`disk/${d.diskId}`, { status: d.status ?? '?', attachedTo: on }]);
+    }
+    return seen;
+  };
