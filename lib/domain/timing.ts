@@ -14,3 +14,11 @@ export const PollSeconds = {
   /** Before re-requesting a power-off the provider has not acted on (EC2 forces a stuck `stopping`). */
   PowerOffRetry: 30,
 } as const;
+
+/**
+ * How long a fencing claim lives without renewal, on the API server's clock. Every committed step
+ * renews it; it must outlast the longest gap between two steps of a live run (a Wait state plus a
+ * step's retries with back-off, see infra/constructs/fencing-workflow.ts, whose test checks it), or a
+ * live run's slot could be taken mid-run. A run that died holds its slot this long.
+ */
+export const CLAIM_TTL_SECONDS = 900;

@@ -4,6 +4,7 @@ import {
   decideClaim,
   liveClaims,
   parseClaims,
+  parseMaxInFlight,
   serializeClaims,
   withoutClaim,
 } from '../../../../lib/adapters/kubernetes/claims.js';
@@ -64,7 +65,23 @@ describe('parseClaims', () => {
   });
 });
 
+describe('parseMaxInFlight', () => {
+  it('reads the cluster limit, 1 when unset', () => {
+    expect(parseMaxInFlight(undefined, 'x')).toBe(1);
+    expect(parseMaxInFlight(' 3 ', 'x')).toBe(3);
+  });
+
+  it.each(['0', '-1', '1.5', 'two', '1001'])('refuses %s rather than lifting the limit', (text) => {
+    expect(() => parseMaxInFlight(text, 'lease/kube-system/kube-fencer')).toThrow(/max-in-flight/);
+  });
+});
+
 describe('liveClaims', () => {
+  it('keeps a claim dated after the server clock: failing closed keeps the slot taken', () => {
+    const live = liveClaims({ ahead: { runId: 'r1', renewedAt: secondsAgo(-3600) } }, NOW, 600);
+    expect(Object.keys(live)).toStrictEqual(['ahead']);
+  });
+
   it('drops claims not renewed within the TTL', () => {
     // Act
     const live = liveClaims(
