@@ -220,8 +220,8 @@ export class KubeletFleet {
   private async postStatus(name: string, volumesInUse: string[]): Promise<void> {
     const now = new Date().toISOString();
     const addresses = this.nodes.get(name)?.addresses;
-    // Strategic merge on conditions (by type) and volumesInUse only: volumesAttached belongs to the
-    // attach-detach controller and must never be written here.
+    // Strategic merge on conditions (by type), volumesInUse and the addresses the node has: volumesAttached
+    // belongs to the attach-detach controller and must never be written here.
     await this.core.patchNodeStatus(
       {
         name,
