@@ -113,9 +113,11 @@ describe('refusals and failures on Alibaba Cloud', () => {
       ]);
       expect(code).toBe(4);
       expect(report?.outcome).toBe('failed');
-      // ProviderApiError today; the hardened fence path names throttling ProviderThrottled.
-      expect(['ProviderApiError', 'ProviderThrottled']).toContain(report?.reason);
-      expect(report?.message.length).toBeGreaterThan(10);
+      // Each step waited on throttling (ECS's ThrottlingError reaches the domain as `throttled`); the
+      // run then failed at its deadline for a provider that never answered.
+      expect(report?.reason).toBe('ProviderApiError');
+      expect(report?.steps.some((step) => step.reason === 'ProviderThrottled')).toBe(true);
+      expect(report?.evidence.join('\n')).toMatch(/Throttling\.User/);
     } finally {
       await ecs.admin.clearFaults();
     }
