@@ -21,12 +21,11 @@ export const ackInstanceTags = (cluster: string): Record<string, string> => ({
   'ack.alibabacloud.com/nodepool-id': NODE_POOL,
 });
 
-/** A simulated ACK worker, with the addresses its kubelet posts. */
-export interface AckWorker extends SimulatedNode {
-  readonly privateIp: string;
-  /** The instance's host name, lower case, as the kubelet reports it (`izbp1…z`). */
-  readonly hostname: string;
-}
+/**
+ * A simulated ACK worker. Its `privateDnsName` is the instance's host name, lower case, as its kubelet
+ * reports it (`izbp1…z`); ECS has no other private DNS name by default.
+ */
+export type AckWorker = SimulatedNode;
 
 /**
  * Creates the worker's instance and describes its Node as ACK makes it: providerID `<region>.<instance>`
@@ -52,7 +51,7 @@ export async function createAckWorker(
     region: input.region,
     providerID: `${input.region}.${instanceId}`,
     privateIp,
-    hostname,
+    privateDnsName: hostname,
     labels: {
       'node.kubernetes.io/instance-type': 'ecs.g7.large',
       'failure-domain.beta.kubernetes.io/zone': input.zone,

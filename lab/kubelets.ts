@@ -19,15 +19,32 @@ export interface SimulatedNode {
   readonly zone: string;
   readonly region: string;
   readonly providerID: string;
+  /** The instance's PrivateIpAddress, posted as the node's `InternalIP`. */
+  readonly privateIp: string;
+  /** The instance's PrivateDnsName, posted as the node's `InternalDNS` and `Hostname`. */
+  readonly privateDnsName: string;
   /** Labels the cloud's node controller adds (e.g. ACK's), over the lab's defaults. */
   readonly labels?: Readonly<Record<string, string>>;
   /** Annotations a real kubelet on that cloud adds (e.g. the CSI node ids). */
   readonly annotations?: Readonly<Record<string, string>>;
-  /** `status.addresses` as a real kubelet there posts them (InternalIP, Hostname, ...). */
+  /**
+   * `status.addresses` where a kubelet on that cloud posts others than on EC2 (an ACK kubelet: InternalIP
+   * and Hostname only). @default nodeAddresses(node)
+   */
   readonly addresses?: readonly { readonly type: string; readonly address: string }[];
   /** Topology keys the CSI driver reports for the node. @default ['topology.kubernetes.io/zone'] */
   readonly csiTopologyKeys?: readonly string[];
 }
+
+/**
+ * `status.addresses` as a kubelet on EC2 posts them (the AWS cloud provider's node addresses): the
+ * machine's private IP and its private DNS name, which is also the host name.
+ */
+export const nodeAddresses = (node: Pick<SimulatedNode, 'privateIp' | 'privateDnsName'>) => [
+  { type: 'InternalIP', address: node.privateIp },
+  { type: 'InternalDNS', address: node.privateDnsName },
+  { type: 'Hostname', address: node.privateDnsName },
+];
 
 type NodeMode = 'alive' | 'silent';
 
@@ -219,9 +236,9 @@ export class KubeletFleet {
 
   private async postStatus(name: string, volumesInUse: string[]): Promise<void> {
     const now = new Date().toISOString();
-    const addresses = this.nodes.get(name)?.addresses;
-    // Strategic merge on conditions (by type), volumesInUse and the addresses the node has: volumesAttached
-    // belongs to the attach-detach controller and must never be written here.
+    const node = this.requireNode(name);
+    // Strategic merge on conditions (by type) and volumesInUse only: volumesAttached belongs to the
+    // attach-detach controller and must never be written here.
     await this.core.patchNodeStatus(
       {
         name,
@@ -229,6 +246,8 @@ export class KubeletFleet {
           status: {
             capacity: { cpu: '4', memory: '8Gi', pods: '110' },
             allocatable: { cpu: '4', memory: '8Gi', pods: '110' },
+            // Merged by type, so every heartbeat re-asserts the machine's addresses, as a kubelet does.
+            addresses: node.addresses ? [...node.addresses] : nodeAddresses(node),
             conditions: [
               {
                 type: 'Ready',
@@ -252,7 +271,6 @@ export class KubeletFleet {
               bootID: name,
             },
             volumesInUse,
-            ...(addresses ? { addresses: [...addresses] } : {}),
           },
         },
       },

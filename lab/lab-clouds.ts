@@ -22,6 +22,7 @@ import {
   startInstance,
   stopInstance,
 } from './ec2-emulator.js';
+import { type Ec2FaultInjector, type Ec2Faults, startEc2Faults } from './ec2-faults/index.js';
 import { startEcsEmulator } from './ecs-emulator/index.js';
 import { ecsClientFor } from './ecs-emulator/sdk.js';
 import type { LabEcs, LabNode, LabProvider } from './lab.js';
@@ -36,6 +37,7 @@ export interface LabCloud {
   /** Environment for the fencer CLI: the endpoint, region and the fencer's credentials. */
   readonly fencerEnv: Readonly<Record<string, string>>;
   readonly ec2?: { readonly endpoint: string; readonly region: string; readonly client: EC2Client };
+  readonly ec2Faults?: Ec2Faults;
   readonly ecs?: LabEcs;
   /** What the CSI controller needs to reach the cloud. */
   readonly csi: {
@@ -57,7 +59,7 @@ export interface LabCloud {
   stop(): Promise<void>;
 }
 
-/** EC2 in moto, as the lab always had it. */
+/** EC2 in moto, with the fault injector in front of it for the fencer's calls. */
 export async function startAwsCloud(options: {
   runDir: string;
   pidDir: string;
@@ -67,6 +69,18 @@ export async function startAwsCloud(options: {
   // The emulator is its own process group too: record it so a killed owner's emulator is reaped.
   const pidFile = join(options.pidDir, 'ec2-emulator.pid');
   writeFileSync(pidFile, `${emulator.pid} ${process.pid}\n`);
+  const stopEmulator = async () => {
+    await emulator.stop();
+    rmSync(pidFile, { force: true });
+  };
+  let ec2Faults: Ec2FaultInjector;
+  try {
+    const logFile = join(options.runDir, 'logs', 'ec2-faults.log');
+    ec2Faults = await startEc2Faults({ target: emulator.endpoint, logFile });
+  } catch (error) {
+    await stopEmulator();
+    throw error;
+  }
   const ec2 = ec2ClientFor(emulator);
   return {
     provider: 'aws',
@@ -75,23 +89,26 @@ export async function startAwsCloud(options: {
     volumeTopologyKey: 'topology.kubernetes.io/zone',
     component: { name: 'ec2-emulator', pid: emulator.pid, logFile: emulator.logFile },
     fencerEnv: {
-      AWS_ENDPOINT_URL_EC2: emulator.endpoint,
+      AWS_ENDPOINT_URL_EC2: ec2Faults.endpoint,
       AWS_REGION: options.region,
       AWS_ACCESS_KEY_ID: emulator.accessKeyId,
       AWS_SECRET_ACCESS_KEY: emulator.secretAccessKey,
     },
     ec2: { endpoint: emulator.endpoint, region: options.region, client: ec2 },
+    ec2Faults,
     csi: { emulator },
     async createWorker({ cluster, zone, name }) {
-      const { instanceId } = await createClusterInstance(ec2, { cluster, zone, name });
-      return { name, instanceId, zone, region: options.region, providerID: `aws:///${zone}/${instanceId}` };
+      const worker = await createClusterInstance(ec2, { cluster, zone, name });
+      const { instanceId, privateIp, privateDnsName } = worker;
+      const providerID = `aws:///${zone}/${instanceId}`;
+      return { name, instanceId, zone, region: options.region, providerID, privateIp, privateDnsName };
     },
     createVolume: (input) => createVolume(ec2, input),
     stopInstance: (id) => stopInstance(ec2, id),
     startInstance: (id) => startInstance(ec2, id),
     async stop() {
-      await emulator.stop();
-      rmSync(pidFile, { force: true });
+      await ec2Faults.stop();
+      await stopEmulator();
     },
   };
 }

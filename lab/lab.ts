@@ -9,6 +9,7 @@ import type { ApiEndpoint } from '../lib/adapters/kubernetes/api/endpoint.js';
 import { ensureLabBinaries } from './build/go-binaries.js';
 import { type ControlPlaneTimings, DEFAULT_TIMINGS, startControlPlane } from './control-plane.js';
 import { startCsi } from './csi.js';
+import type { Ec2Faults } from './ec2-faults/index.js';
 import type { EcsEmulatorAdmin, Principal } from './ecs-emulator/index.js';
 import { KubeletFleet, type SimulatedNode } from './kubelets.js';
 import { type LabCloud, startAlibabaCloud, startAwsCloud } from './lab-clouds.js';
@@ -42,12 +43,12 @@ export interface LabOptions {
   readonly onStep?: (message: string) => void;
 }
 
-export interface LabNode extends SimulatedNode {
-  /** The instance's private address, which the kubelet posts as InternalIP (Alibaba lab). */
-  readonly privateIp?: string;
-  /** The instance's host name, which the kubelet posts as Hostname (Alibaba lab). */
-  readonly hostname?: string;
-}
+/**
+ * A lab worker: its Node name, its instance (id, zone, providerID) and the instance's private IP and
+ * DNS name as the emulator assigned them (on ECS: its host name), which its kubelet posts as
+ * `status.addresses`.
+ */
+export interface LabNode extends SimulatedNode {}
 
 /** The lab's ECS (Alibaba-flavoured lab only). */
 export interface LabEcs {
@@ -86,10 +87,16 @@ export interface Lab {
   readonly endpoint: ApiEndpoint;
   /** Kubeconfig of user `kube-fencer`: only what deploy/rbac.yaml grants, and every request audited. */
   readonly fencerKubeconfigPath: string;
-  /** Environment for running `fencer` against this lab (EC2 endpoint, region, credentials, cluster). */
+  /**
+   * Environment for running `fencer` against this lab (region, credentials, cluster). On AWS its EC2
+   * endpoint is the fault injector in front of the emulator, so tests can stage what moto cannot and see
+   * every call; on Alibaba it is the ECS emulator, which injects faults itself.
+   */
   readonly fencerEnv: Readonly<Record<string, string>>;
-  /** The EC2 emulator; reading it in the Alibaba-flavoured lab throws. */
+  /** The EC2 emulator itself (moto), for the lab's own setup and for checking the truth; reading it in the Alibaba-flavoured lab throws. */
   readonly ec2: { readonly endpoint: string; readonly region: string; readonly client: EC2Client };
+  /** The EC2 fault injector the fencer talks to; reading it in the Alibaba-flavoured lab throws. */
+  readonly ec2Faults: Ec2Faults;
   /** The ECS emulator; `undefined` in the AWS-flavoured lab. */
   readonly ecs?: LabEcs;
   /** The CSI driver the lab's controller registers as. */
@@ -245,6 +252,10 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       get ec2() {
         if (!ec2) throw new Error('lab: this lab runs the Alibaba flavour (no EC2); use lab.ecs');
         return ec2;
+      },
+      get ec2Faults() {
+        if (!cloud.ec2Faults) throw new Error('lab: this lab runs the Alibaba flavour (no EC2); use lab.ecs');
+        return cloud.ec2Faults;
       },
       ecs: cloud.ecs,
       csiDriver: cloud.csiDriver,

@@ -25,5 +25,5 @@ export * from './request.js';
 export type { FenceContext, FenceRule } from './rules/context.js';
 export type { UnfenceContext, UnfenceRule } from './rules/unfence-context.js';
 export * from './strategy.js';
-export { CLAIM_TTL_SECONDS, PollSeconds } from './timing.js';
+export { CLAIM_TTL_SECONDS, ClaimTtlSeconds, PollSeconds } from './timing.js';
 export { UNFENCE_TABLE } from './unfence-table.js';

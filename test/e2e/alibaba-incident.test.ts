@@ -38,7 +38,7 @@ describe('the incident on Alibaba Cloud, fenced by `fencer fence`', () => {
     expect(node.status?.addresses).toEqual(
       expect.arrayContaining([
         { type: 'InternalIP', address: a.privateIp },
-        { type: 'Hostname', address: a.hostname },
+        { type: 'Hostname', address: a.privateDnsName },
       ]),
     );
     expect(node.metadata?.labels?.['topology.diskplugin.csi.alibabacloud.com/zone']).toBe('cn-hangzhou-i');

@@ -113,9 +113,9 @@ describe('refusals and failures on Alibaba Cloud', () => {
       ]);
       expect(code).toBe(4);
       expect(report?.outcome).toBe('failed');
-      // Each step waited on throttling (ECS's ThrottlingError reaches the domain as `throttled`); the
-      // run then failed at its deadline for a provider that never answered.
-      expect(report?.reason).toBe('ProviderApiError');
+      // Each step waited on throttling (ECS's ThrottlingError reaches the domain as `throttled`), and the
+      // run failed at its deadline naming it.
+      expect(report?.reason).toBe('ProviderThrottled');
       expect(report?.steps.some((step) => step.reason === 'ProviderThrottled')).toBe(true);
       expect(report?.evidence.join('\n')).toMatch(/Throttling\.User/);
     } finally {

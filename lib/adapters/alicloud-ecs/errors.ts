@@ -54,13 +54,13 @@ export class ProviderApiError extends DomainProviderApiError {
   readonly requestId: string | undefined;
   readonly attempts: number | undefined;
   readonly retryable: boolean;
-  readonly throttled: boolean;
 
   constructor(details: ProviderApiErrorDetails, message: string, options?: ErrorOptions) {
     const target = details.instanceId ? ` for ${details.instanceId}` : '';
     const attempts = details.attempts && details.attempts > 1 ? ` after ${details.attempts} attempts` : '';
     super(`ECS ${details.operation}${target} failed${attempts}: ${details.code}: ${message}`, {
       operation: details.operation,
+      throttled: details.throttled,
       cause: options?.cause,
     });
     this.operation = details.operation;
@@ -70,7 +70,6 @@ export class ProviderApiError extends DomainProviderApiError {
     this.requestId = details.requestId;
     this.attempts = details.attempts;
     this.retryable = details.retryable;
-    this.throttled = details.throttled;
   }
 }
 
