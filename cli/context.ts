@@ -1,10 +1,12 @@
+import { EcsComputeFencer, ecsCredentialsFromEnv } from '../lib/adapters/alicloud-ecs/index.js';
 import type { AwsCredentialsProvider } from '../lib/adapters/aws-ec2/credentials.js';
 import type { ApiEndpoint } from '../lib/adapters/kubernetes/api/endpoint.js';
 import type { FencerDeps } from '../lib/app/deps.js';
 import { composeDeps } from '../lib/compose.js';
+import { parseAlibabaSettings } from '../lib/config/alibaba-settings.js';
 import { createLogger } from '../lib/observability/index.js';
 import type { ConnectionOptions } from './options.js';
-import { requireOption } from './usage.js';
+import { requireOption, UsageError } from './usage.js';
 
 export { requireOption, UsageError } from './usage.js';
 
@@ -14,14 +16,40 @@ export interface CheckedAccess {
   readonly awsCredentials?: AwsCredentialsProvider;
 }
 
+/**
+ * The Alibaba Cloud fencer's configuration from the environment: `ALIBABA_CLOUD_REGION` turns it on;
+ * the SDK reads no credentials by itself, so `ALIBABA_CLOUD_ACCESS_KEY_ID/SECRET` (and
+ * `ALIBABA_CLOUD_SECURITY_TOKEN` for STS) must be set with it.
+ */
+function alibabaFromEnv(env: NodeJS.ProcessEnv) {
+  const settings = parseAlibabaSettings(env);
+  if (!settings) return undefined;
+  const credentials = ecsCredentialsFromEnv(env);
+  if (!credentials) {
+    throw new UsageError(
+      'ALIBABA_CLOUD_REGION is set but no credentials: set ALIBABA_CLOUD_ACCESS_KEY_ID and ALIBABA_CLOUD_ACCESS_KEY_SECRET (and ALIBABA_CLOUD_SECURITY_TOKEN for STS)',
+    );
+  }
+  return new EcsComputeFencer({ ...settings, credentials });
+}
+
 /** Builds the fencer's dependencies from the command line (the CLI's composition). */
 export function depsFromOptions(options: ConnectionOptions, access: CheckedAccess): FencerDeps {
-  const region = requireOption(options.region, '--region', 'or set AWS_REGION');
+  const alibaba = alibabaFromEnv(process.env);
+  // An Alibaba-only deployment needs no AWS region; every other needs one.
+  const region = alibaba
+    ? options.region || undefined
+    : requireOption(
+        options.region,
+        '--region',
+        'or set AWS_REGION; for Alibaba Cloud set ALIBABA_CLOUD_REGION',
+      );
   return composeDeps({
     endpoint: access.endpoint,
     region,
     accountId: options.accountId,
     awsCredentials: access.awsCredentials,
+    computeFencers: alibaba ? [alibaba] : [],
     log: createLogger({ silent: !options.logJson }),
   });
 }

@@ -23,6 +23,17 @@ export interface SimulatedNode {
   readonly privateIp: string;
   /** The instance's PrivateDnsName, posted as the node's `InternalDNS` and `Hostname`. */
   readonly privateDnsName: string;
+  /** Labels the cloud's node controller adds (e.g. ACK's), over the lab's defaults. */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Annotations a real kubelet on that cloud adds (e.g. the CSI node ids). */
+  readonly annotations?: Readonly<Record<string, string>>;
+  /**
+   * `status.addresses` where a kubelet on that cloud posts others than on EC2 (an ACK kubelet: InternalIP
+   * and Hostname only). @default nodeAddresses(node)
+   */
+  readonly addresses?: readonly { readonly type: string; readonly address: string }[];
+  /** Topology keys the CSI driver reports for the node. @default ['topology.kubernetes.io/zone'] */
+  readonly csiTopologyKeys?: readonly string[];
 }
 
 /**
@@ -85,9 +96,13 @@ export class KubeletFleet {
             'node.kubernetes.io/instance-type': 'm5.large',
             'topology.kubernetes.io/zone': node.zone,
             'topology.kubernetes.io/region': node.region,
+            ...node.labels,
           },
           // Without it the attach-detach controller leaves this node's volumes to the kubelet.
-          annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
+          annotations: {
+            'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
+            ...node.annotations,
+          },
         },
         spec: { providerID: node.providerID },
       },
@@ -97,7 +112,11 @@ export class KubeletFleet {
         metadata: { name: node.name },
         spec: {
           drivers: [
-            { name: this.driverName, nodeID: node.instanceId, topologyKeys: ['topology.kubernetes.io/zone'] },
+            {
+              name: this.driverName,
+              nodeID: node.instanceId,
+              topologyKeys: [...(node.csiTopologyKeys ?? ['topology.kubernetes.io/zone'])],
+            },
           ],
         },
       },
@@ -228,7 +247,7 @@ export class KubeletFleet {
             capacity: { cpu: '4', memory: '8Gi', pods: '110' },
             allocatable: { cpu: '4', memory: '8Gi', pods: '110' },
             // Merged by type, so every heartbeat re-asserts the machine's addresses, as a kubelet does.
-            addresses: nodeAddresses(node),
+            addresses: node.addresses ? [...node.addresses] : nodeAddresses(node),
             conditions: [
               {
                 type: 'Ready',

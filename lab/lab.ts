@@ -1,42 +1,36 @@
-import {
-  appendFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import { KubeConfig } from '@kubernetes/client-node';
+import type { EcsClient } from '../lib/adapters/alicloud-ecs/index.js';
 import { kubeConfigEndpoint } from '../lib/adapters/kubernetes/access/kubeconfig.js';
 import type { ApiEndpoint } from '../lib/adapters/kubernetes/api/endpoint.js';
 import { ensureLabBinaries } from './build/go-binaries.js';
 import { type ControlPlaneTimings, DEFAULT_TIMINGS, startControlPlane } from './control-plane.js';
 import { startCsi } from './csi.js';
-import {
-  createClusterInstance,
-  type Ec2Emulator,
-  ec2ClientFor,
-  startEc2Emulator,
-  startInstance,
-  stopInstance,
-} from './ec2-emulator.js';
-import { type Ec2Faults, startEc2Faults } from './ec2-faults/index.js';
+import type { Ec2Faults } from './ec2-faults/index.js';
+import type { EcsEmulatorAdmin, Principal } from './ecs-emulator/index.js';
 import { KubeletFleet, type SimulatedNode } from './kubelets.js';
+import { type LabCloud, startAlibabaCloud, startAwsCloud } from './lab-clouds.js';
 import { applyManifest } from './manifests.js';
 import { cacheRoot, REPO_ROOT } from './paths.js';
 import { makePki } from './pki.js';
 import { type ManagedProcess, reapOrphans, runInUse } from './process.js';
 import { waitForNodesReady } from './readiness.js';
 
-/** The CSI driver name the lab's controller registers: it stands in for the EBS CSI driver. */
+/** The CSI driver name the AWS-flavoured lab's controller registers: it stands in for the EBS CSI driver. */
 export const LAB_CSI_DRIVER = 'ebs.csi.aws.com';
 
+/** Which cloud the lab's nodes, instances and disks belong to. */
+export type LabProvider = 'aws' | 'alibaba';
+
 export interface LabOptions {
+  /**
+   * `aws` (default): EC2 instances in moto, EBS volumes, ebs.csi.aws.com. `alibaba`: ACK-like workers
+   * whose ECS instances and cloud disks live in the ECS emulator, diskplugin.csi.alibabacloud.com.
+   */
+  readonly provider?: LabProvider;
   /** How many worker nodes (node-a, node-b, ...). At least 2, so that a pod has somewhere to go. */
   readonly nodes?: number;
   /** Availability zone of each node, round-robin. Default: all in one zone, so volumes can move. */
@@ -51,9 +45,21 @@ export interface LabOptions {
 
 /**
  * A lab worker: its Node name, its instance (id, zone, providerID) and the instance's private IP and
- * DNS name as the EC2 emulator assigned them, which its kubelet posts as `status.addresses`.
+ * DNS name as the emulator assigned them (on ECS: its host name), which its kubelet posts as
+ * `status.addresses`.
  */
 export interface LabNode extends SimulatedNode {}
+
+/** The lab's ECS (Alibaba-flavoured lab only). */
+export interface LabEcs {
+  readonly endpoint: string;
+  readonly region: string;
+  /** Signed with the lab's key: what the lab, its fixtures and its CSI driver use. */
+  readonly client: EcsClient;
+  /** The fencer's own key; faults can target its calls only. */
+  readonly fencerKey: Principal;
+  readonly admin: EcsEmulatorAdmin;
+}
 
 /** The fields of a kube-apiserver audit event that tests look at. */
 export interface AuditEvent {
@@ -71,6 +77,7 @@ export interface AuditEvent {
 
 /** A running lab: a real control plane, a CSI attacher, an EC2 emulator and simulated kubelets. */
 export interface Lab {
+  readonly provider: LabProvider;
   readonly cluster: string;
   readonly region: string;
   readonly runDir: string;
@@ -81,14 +88,23 @@ export interface Lab {
   /** Kubeconfig of user `kube-fencer`: only what deploy/rbac.yaml grants, and every request audited. */
   readonly fencerKubeconfigPath: string;
   /**
-   * Environment for running `fencer` against this lab (region, credentials, cluster). Its EC2 endpoint
-   * is the fault injector in front of the emulator, so tests can stage what moto cannot and see every call.
+   * Environment for running `fencer` against this lab (region, credentials, cluster). On AWS its EC2
+   * endpoint is the fault injector in front of the emulator, so tests can stage what moto cannot and see
+   * every call; on Alibaba it is the ECS emulator, which injects faults itself.
    */
   readonly fencerEnv: Readonly<Record<string, string>>;
-  /** The emulator itself (moto), for the lab's own setup and for checking the truth. */
+  /** The EC2 emulator itself (moto), for the lab's own setup and for checking the truth; reading it in the Alibaba-flavoured lab throws. */
   readonly ec2: { readonly endpoint: string; readonly region: string; readonly client: EC2Client };
-  /** The EC2 fault injector the fencer talks to: faults to inject, and the log of the fencer's calls. */
+  /** The EC2 fault injector the fencer talks to; reading it in the Alibaba-flavoured lab throws. */
   readonly ec2Faults: Ec2Faults;
+  /** The ECS emulator; `undefined` in the AWS-flavoured lab. */
+  readonly ecs?: LabEcs;
+  /** The CSI driver the lab's controller registers as. */
+  readonly csiDriver: string;
+  /** The topology key of the driver's PVs' zone affinity. */
+  readonly volumeTopologyKey: string;
+  /** Creates an unattached disk (EBS volume or cloud disk) in `zone`; resolves to its id (the PV's volumeHandle). */
+  createVolume(input: { readonly zone: string; readonly sizeGiB: number }): Promise<string>;
   readonly nodes: readonly LabNode[];
   /** The lab's processes (the simulated kubelets run inside the caller's process). */
   readonly components: readonly { readonly name: string; readonly pid: number; readonly logFile: string }[];
@@ -103,7 +119,7 @@ export interface Lab {
   reconnect(name: string): Promise<void>;
   /** The API server's audit events for user `kube-fencer`, oldest first. */
   fencerRequests(): readonly AuditEvent[];
-  /** Path of a component's log file (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, csi-attacher, csi-controller, ec2-emulator, ec2-faults, kubelets). */
+  /** Path of a component's log file (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, csi-attacher, csi-controller, ec2-emulator, kubelets). */
   logFile(component: string): string;
   readLog(component: string): string;
   stop(): Promise<void>;
@@ -141,8 +157,9 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   const count = options.nodes ?? 2;
   if (count < 2) throw new Error('lab: at least 2 nodes are needed (one to fail, one to take over)');
   const cluster = options.cluster ?? 'lab';
-  const region = options.region ?? 'us-east-1';
-  const zones = options.zones ?? [`${region}a`];
+  const provider = options.provider ?? 'aws';
+  const region = options.region ?? (provider === 'alibaba' ? 'cn-hangzhou' : 'us-east-1');
+  const zones = options.zones ?? [provider === 'alibaba' ? `${region}-i` : `${region}a`];
   const timings = { ...DEFAULT_TIMINGS, ...options.timings };
   const step = options.onStep ?? (() => {});
 
@@ -165,48 +182,25 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     rmSync(join(runDir, 'etcd'), { recursive: true, force: true });
   };
   try {
-    const [controlPlane, emulator] = await Promise.all([
+    const [controlPlane, cloud] = await Promise.all([
       startControlPlane({ binDir, runDir, pki, timings, onStep: step }),
-      startEc2Emulator({ runDir, region }).then((e: Ec2Emulator) => {
-        step('ec2 emulator ready');
-        return e;
+      (provider === 'alibaba'
+        ? startAlibabaCloud({ runDir, region })
+        : startAwsCloud({ runDir, pidDir, region })
+      ).then((c: LabCloud) => {
+        step(`${c.component.name} ready`);
+        return c;
       }),
     ]);
-    // The emulator is its own process group too: record it so a killed owner's emulator is reaped.
-    const emulatorPidFile = join(pidDir, 'ec2-emulator.pid');
-    writeFileSync(emulatorPidFile, `${emulator.pid} ${process.pid}\n`);
-    stoppers.push(controlPlane.stop, async () => {
-      await emulator.stop();
-      rmSync(emulatorPidFile, { force: true });
-    });
+    stoppers.push(controlPlane.stop, cloud.stop);
     processes.push(...controlPlane.processes);
-    const ec2Faults = await startEc2Faults({
-      target: emulator.endpoint,
-      logFile: join(logDir, 'ec2-faults.log'),
-    });
-    stoppers.push(ec2Faults.stop);
-    const ec2 = ec2ClientFor(emulator);
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(controlPlane.kubeconfigPath);
 
     const nodes: LabNode[] = [];
     for (let i = 0; i < count; i++) {
-      const name = nodeName(i);
-      const zone = zones[i % zones.length] ?? `${region}a`;
-      const { instanceId, privateIp, privateDnsName } = await createClusterInstance(ec2, {
-        cluster,
-        zone,
-        name,
-      });
-      nodes.push({
-        name,
-        instanceId,
-        zone,
-        region,
-        providerID: `aws:///${zone}/${instanceId}`,
-        privateIp,
-        privateDnsName,
-      });
+      const zone = zones[i % zones.length] ?? zones[0] ?? region;
+      nodes.push(await cloud.createWorker({ cluster, zone, name: nodeName(i) }));
     }
 
     await applyManifest(kubeConfig, join(REPO_ROOT, 'deploy', 'rbac.yaml'));
@@ -214,8 +208,8 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       binDir,
       runDir,
       kubeconfigPath: controlPlane.kubeconfigPath,
-      driverName: LAB_CSI_DRIVER,
-      emulator,
+      driverName: cloud.csiDriver,
+      ...cloud.csi,
       kubeConfig,
     });
     stoppers.push(csi.stop);
@@ -223,7 +217,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     step('csi-controller and csi-attacher ready');
 
     const kubeletLog = join(logDir, 'kubelets.log');
-    fleet = new KubeletFleet(kubeConfig, LAB_CSI_DRIVER, (line) =>
+    fleet = new KubeletFleet(kubeConfig, cloud.csiDriver, (line) =>
       appendFileSync(kubeletLog, `${new Date().toISOString()} ${line}\n`),
     );
     for (const node of nodes) await fleet.register(node);
@@ -244,7 +238,9 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     };
     const theFleet = fleet;
     const logFile = (component: string): string => join(logDir, `${component}.log`);
+    const ec2 = cloud.ec2;
     return {
+      provider,
       cluster,
       region,
       runDir,
@@ -252,19 +248,23 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       kubeConfig,
       endpoint: kubeConfigEndpoint(kubeConfig),
       fencerKubeconfigPath: controlPlane.fencerKubeconfigPath,
-      fencerEnv: {
-        AWS_ENDPOINT_URL_EC2: ec2Faults.endpoint,
-        AWS_REGION: region,
-        AWS_ACCESS_KEY_ID: emulator.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: emulator.secretAccessKey,
-        FENCER_CLUSTER: cluster,
+      fencerEnv: { ...cloud.fencerEnv, FENCER_CLUSTER: cluster },
+      get ec2() {
+        if (!ec2) throw new Error('lab: this lab runs the Alibaba flavour (no EC2); use lab.ecs');
+        return ec2;
       },
-      ec2: { endpoint: emulator.endpoint, region, client: ec2 },
-      ec2Faults,
+      get ec2Faults() {
+        if (!cloud.ec2Faults) throw new Error('lab: this lab runs the Alibaba flavour (no EC2); use lab.ecs');
+        return cloud.ec2Faults;
+      },
+      ecs: cloud.ecs,
+      csiDriver: cloud.csiDriver,
+      volumeTopologyKey: cloud.volumeTopologyKey,
+      createVolume: (input) => cloud.createVolume({ ...input, cluster }),
       nodes,
       components: [
         ...processes.map((p) => ({ name: p.name, pid: p.pid, logFile: p.logFile })),
-        { name: 'ec2-emulator', pid: emulator.pid, logFile: emulator.logFile },
+        cloud.component,
       ],
       node,
       async cut(name) {
@@ -272,10 +272,10 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       },
       async crash(name) {
         theFleet.silence(node(name).name);
-        await stopInstance(ec2, node(name).instanceId);
+        await cloud.stopInstance(node(name).instanceId);
       },
       async restore(name) {
-        await startInstance(ec2, node(name).instanceId);
+        await cloud.startInstance(node(name).instanceId);
         await theFleet.revive(name);
       },
       async reconnect(name) {

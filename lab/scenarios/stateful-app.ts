@@ -7,13 +7,12 @@ import {
   type V1Pod,
   type V1VolumeAttachment,
 } from '@kubernetes/client-node';
-import { createVolume } from '../ec2-emulator.js';
 import { eventually } from '../kube-wait.js';
-import { LAB_CSI_DRIVER, type Lab } from '../lab.js';
+import type { Lab } from '../lab.js';
 
 export const LAB_STORAGE_CLASS = 'lab-ebs';
 
-/** A StatefulSet with one replica and one RWO EBS-backed volume: the database of the incident. */
+/** A StatefulSet with one replica and one RWO block volume (EBS or an Alibaba cloud disk): the database of the incident. */
 export interface StatefulApp {
   readonly name: string;
   readonly namespace: string;
@@ -37,7 +36,7 @@ export interface StatefulAppOptions {
 }
 
 /**
- * Creates the StorageClass (WaitForFirstConsumer), an EBS volume in the emulator with its PV, and a
+ * Creates the StorageClass (WaitForFirstConsumer), a disk in the lab's cloud with its PV, and a
  * StatefulSet whose pod lands on `onNode` (the other nodes are cordoned until it is placed).
  */
 export async function deployStatefulApp(lab: Lab, options: StatefulAppOptions): Promise<StatefulApp> {
@@ -47,7 +46,7 @@ export async function deployStatefulApp(lab: Lab, options: StatefulAppOptions): 
   const apps = lab.kubeConfig.makeApiClient(AppsV1Api);
   const storage = lab.kubeConfig.makeApiClient(StorageV1Api);
   const home = lab.node(options.onNode);
-  const volumeId = await createVolume(lab.ec2.client, { zone: home.zone, sizeGiB: 10, cluster: lab.cluster });
+  const volumeId = await lab.createVolume({ zone: home.zone, sizeGiB: 10 });
   const pvcName = `data-${name}-0`;
   const pvName = `pv-${volumeId}`;
 
@@ -55,7 +54,7 @@ export async function deployStatefulApp(lab: Lab, options: StatefulAppOptions): 
     .createStorageClass({
       body: {
         metadata: { name: LAB_STORAGE_CLASS },
-        provisioner: LAB_CSI_DRIVER,
+        provisioner: lab.csiDriver,
         volumeBindingMode: 'WaitForFirstConsumer',
         reclaimPolicy: 'Retain',
       },
@@ -72,14 +71,12 @@ export async function deployStatefulApp(lab: Lab, options: StatefulAppOptions): 
         persistentVolumeReclaimPolicy: 'Retain',
         storageClassName: LAB_STORAGE_CLASS,
         claimRef: { namespace, name: pvcName },
-        csi: { driver: LAB_CSI_DRIVER, volumeHandle: volumeId, fsType: 'ext4' },
+        csi: { driver: lab.csiDriver, volumeHandle: volumeId, fsType: 'ext4' },
         nodeAffinity: {
           required: {
             nodeSelectorTerms: [
               {
-                matchExpressions: [
-                  { key: 'topology.kubernetes.io/zone', operator: 'In', values: [home.zone] },
-                ],
+                matchExpressions: [{ key: lab.volumeTopologyKey, operator: 'In', values: [home.zone] }],
               },
             ],
           },
