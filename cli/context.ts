@@ -4,9 +4,10 @@ import type { ApiEndpoint } from '../lib/adapters/kubernetes/api/endpoint.js';
 import type { FencerDeps } from '../lib/app/deps.js';
 import { composeDeps } from '../lib/compose.js';
 import { parseAlibabaSettings } from '../lib/config/alibaba-settings.js';
+import { CredentialsError } from '../lib/domain/access-errors.js';
 import { createLogger } from '../lib/observability/index.js';
 import type { ConnectionOptions } from './options.js';
-import { requireOption, UsageError } from './usage.js';
+import { requireOption } from './usage.js';
 
 export { requireOption, UsageError } from './usage.js';
 
@@ -21,13 +22,19 @@ export interface CheckedAccess {
  * the SDK reads no credentials by itself, so `ALIBABA_CLOUD_ACCESS_KEY_ID/SECRET` (and
  * `ALIBABA_CLOUD_SECURITY_TOKEN` for STS) must be set with it.
  */
-function alibabaFromEnv(env: NodeJS.ProcessEnv) {
+export function alibabaFencerFromEnv(env: NodeJS.ProcessEnv): EcsComputeFencer | undefined {
   const settings = parseAlibabaSettings(env);
   if (!settings) return undefined;
-  const credentials = ecsCredentialsFromEnv(env);
+  let credentials: ReturnType<typeof ecsCredentialsFromEnv>;
+  try {
+    credentials = ecsCredentialsFromEnv(env);
+  } catch (error) {
+    throw new CredentialsError('alibaba', (error as Error).message, { cause: error });
+  }
   if (!credentials) {
-    throw new UsageError(
-      'ALIBABA_CLOUD_REGION is set but no credentials: set ALIBABA_CLOUD_ACCESS_KEY_ID and ALIBABA_CLOUD_ACCESS_KEY_SECRET (and ALIBABA_CLOUD_SECURITY_TOKEN for STS)',
+    throw new CredentialsError(
+      'alibaba',
+      'ALIBABA_CLOUD_REGION is set but there are no Alibaba Cloud credentials: set ALIBABA_CLOUD_ACCESS_KEY_ID and ALIBABA_CLOUD_ACCESS_KEY_SECRET (and ALIBABA_CLOUD_SECURITY_TOKEN for STS)',
     );
   }
   return new EcsComputeFencer({ ...settings, credentials });
@@ -35,7 +42,7 @@ function alibabaFromEnv(env: NodeJS.ProcessEnv) {
 
 /** Builds the fencer's dependencies from the command line (the CLI's composition). */
 export function depsFromOptions(options: ConnectionOptions, access: CheckedAccess): FencerDeps {
-  const alibaba = alibabaFromEnv(process.env);
+  const alibaba = alibabaFencerFromEnv(process.env);
   // An Alibaba-only deployment needs no AWS region; every other needs one.
   const region = alibaba
     ? options.region || undefined
