@@ -1,0 +1,295 @@
+/**
+ * The ceph-mgr `restful` module's API on node:https: `POST /request?wait=1` runs one mon command and
+ * answers when it is done. A serverless function cannot shell out to `ceph`, and this is the one HTTP
+ * API of Pacific that can change the OSD blocklist (the dashboard API has no blocklist endpoint).
+ */
+import { Agent, request } from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { checkServerIdentity, type PeerCertificate } from 'node:tls';
+import * as z from 'zod';
+import { encodeMonCommand, type MonCommand } from './commands.js';
+import { CephApiError } from './errors.js';
+
+/** Where the mgr is and how to trust and authenticate to it. */
+export interface RestfulConnection {
+  /** The module's base URL, e.g. `https://10.0.0.5:8003/` (`ceph mgr services`). */
+  readonly url: string;
+  /** The key's name (`ceph restful create-key <name>`), sent as the Basic user. */
+  readonly keyName: string;
+  /** The key itself (a UUID), sent as the Basic password. */
+  readonly key: string;
+  /** PEM of the mgr's certificate (`ceph config-key get mgr/restful/<id>/crt`) or of its CA: the only trust anchor. */
+  readonly ca: string;
+  /**
+   * The name the certificate must carry. The module's self-signed certificate says `CN=ceph-restful` and
+   * has no subjectAltName, so the name is checked against this rather than against the URL's host.
+   */
+  readonly serverName: string;
+  /** SHA-256 fingerprint the certificate must have (`AB:CD:…` or hex), pinned on top of the CA check. */
+  readonly fingerprintSha256?: string;
+  /** Per attempt, connection included. */
+  readonly timeoutMs: number;
+  /** Attempts per command on a transient failure (network, timeout, 502/503/504). */
+  readonly attempts: number;
+  /** First pause between attempts; doubled each time, with jitter. */
+  readonly backoffMs: number;
+}
+
+/** What a mon command printed: `outb` (the data) and `outs` (the status line). */
+export interface CommandAnswer {
+  readonly outb: string;
+  readonly outs: string;
+  /** Requests made, retries included. */
+  readonly attempts: number;
+}
+
+const resultSchema = z.object({
+  command: z.string().optional(),
+  outb: z.string().optional(),
+  outs: z.string().optional(),
+});
+const answerSchema = z.object({
+  id: z.union([z.string(), z.number()]).optional(),
+  state: z.string(),
+  finished: z.array(resultSchema).default([]),
+  failed: z.array(resultSchema).default([]),
+});
+
+/** An attempt that may succeed if made again. */
+class Transient extends Error {}
+
+const TRANSIENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'UND_ERR_SOCKET',
+]);
+
+const normaliseFingerprint = (f: string): string => f.replace(/:/g, '').toUpperCase();
+
+/** Runs mon commands through one mgr's `restful` module. */
+export class RestfulClient {
+  readonly #connection: RestfulConnection;
+  readonly #agent: Agent;
+  readonly #base: URL;
+
+  constructor(connection: RestfulConnection) {
+    this.#connection = connection;
+    this.#base = new URL(connection.url);
+    const { serverName, fingerprintSha256 } = connection;
+    this.#agent = new Agent({
+      keepAlive: true,
+      maxSockets: 4,
+      ca: connection.ca,
+      servername: serverName,
+      checkServerIdentity: (_host: string, cert: PeerCertificate) => {
+        const nameError = checkServerIdentity(serverName, cert);
+        if (nameError) return nameError;
+        if (
+          fingerprintSha256 &&
+          normaliseFingerprint(cert.fingerprint256) !== normaliseFingerprint(fingerprintSha256)
+        ) {
+          return Object.assign(
+            new Error(`certificate fingerprint ${cert.fingerprint256} is not the pinned one`),
+            {
+              code: 'ERR_FINGERPRINT_MISMATCH',
+            },
+          );
+        }
+        return undefined;
+      },
+    });
+  }
+
+  /**
+   * Runs one mon command and returns what it printed. Transient failures are tried again up to
+   * `attempts` times; every failure is a {@link CephApiError} with its fault code.
+   */
+  async run(command: MonCommand, signal?: AbortSignal): Promise<CommandAnswer> {
+    const body = encodeMonCommand(command);
+    const { attempts, backoffMs } = this.#connection;
+    let last: unknown;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      try {
+        return { ...(await this.#attempt(command.prefix, body, signal)), attempts: attempt };
+      } catch (error) {
+        if (!(error instanceof Transient)) throw error;
+        last = error;
+        if (attempt < attempts) await this.#pause(backoffMs * 2 ** (attempt - 1), command.prefix, signal);
+      }
+    }
+    throw new CephApiError(
+      { fault: 'MgrUnreachable', operation: command.prefix, retryable: true, attempts },
+      `no answer from the ceph-mgr restful API at ${this.#base.origin} after ${attempts} attempts: ${(last as Error).message}`,
+      { cause: (last as Error).cause ?? last },
+    );
+  }
+
+  /** Closes kept-alive connections (tests, and a CLI about to exit). */
+  close(): void {
+    this.#agent.destroy();
+  }
+
+  async #pause(ms: number, operation: string, signal?: AbortSignal): Promise<void> {
+    try {
+      await sleep(ms * (0.75 + Math.random() / 2), undefined, { signal });
+    } catch {
+      throw cancelled(operation);
+    }
+  }
+
+  async #attempt(
+    operation: string,
+    body: string,
+    signal?: AbortSignal,
+  ): Promise<Omit<CommandAnswer, 'attempts'>> {
+    const { status, text } = await this.#post(operation, body, signal);
+    if (status === 401 || status === 403) {
+      const message = messageOf(text);
+      throw new CephApiError(
+        { fault: 'AuthRefused', operation, retryable: false, httpStatus: status, cephMessage: message },
+        `the mgr refused key "${this.#connection.keyName}" (HTTP ${status}: ${message})`,
+      );
+    }
+    if (status === 502 || status === 503 || status === 504) throw new Transient(`HTTP ${status}`);
+    if (status !== 200) {
+      throw new CephApiError(
+        { fault: 'CommandFailed', operation, retryable: false, httpStatus: status },
+        `the mgr answered HTTP ${status}: ${text.slice(0, 200)}`,
+      );
+    }
+    const answer = parseAnswer(operation, text);
+    await this.#forget(answer.id);
+    if (answer.state !== 'success') {
+      const failed = answer.failed[0];
+      // A failed command still answers HTTP 200: the verdict is in `state`, the reason in `outs`.
+      throw new CephApiError(
+        {
+          fault: 'CommandFailed',
+          operation,
+          retryable: false,
+          httpStatus: status,
+          cephMessage: failed?.outs,
+        },
+        `${failed?.command ?? operation} ${answer.state}: ${failed?.outs || 'no message'}`,
+      );
+    }
+    const finished = answer.finished[0];
+    return { outb: finished?.outb ?? '', outs: finished?.outs ?? '' };
+  }
+
+  /** The module keeps every request in memory until it is deleted: delete ours (best effort). */
+  async #forget(id: string | number | undefined): Promise<void> {
+    if (id === undefined) return;
+    await this.#send(
+      'DELETE',
+      `request/${encodeURIComponent(String(id))}`,
+      undefined,
+      AbortSignal.timeout(2000),
+    ).catch(() => undefined);
+  }
+
+  async #post(
+    operation: string,
+    body: string,
+    signal?: AbortSignal,
+  ): Promise<{ status: number; text: string }> {
+    const timeout = AbortSignal.timeout(this.#connection.timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    try {
+      return await this.#send('POST', 'request?wait=1', body, combined);
+    } catch (error) {
+      if (signal?.aborted) throw cancelled(operation);
+      const code = (error as NodeJS.ErrnoException).code ?? '';
+      if (timeout.aborted)
+        throw new Transient(`no answer within ${this.#connection.timeoutMs} ms`, { cause: error });
+      if (TRANSIENT_CODES.has(code))
+        throw new Transient(`${code}: ${(error as Error).message}`, { cause: error });
+      // TLS: the certificate is not the pinned one (or has expired). Trying again will not change it.
+      throw new CephApiError(
+        { fault: 'MgrUnreachable', operation, retryable: false },
+        `cannot talk to the ceph-mgr restful API at ${this.#base.origin}: ${code ? `${code}: ` : ''}${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+  }
+
+  #send(
+    method: string,
+    path: string,
+    body: string | undefined,
+    signal: AbortSignal,
+  ): Promise<{ status: number; text: string }> {
+    const { keyName, key } = this.#connection;
+    const url = new URL(path, this.#base.href.endsWith('/') ? this.#base : `${this.#base.href}/`);
+    return new Promise((resolve, reject) => {
+      const req = request(
+        url,
+        {
+          method,
+          agent: this.#agent,
+          signal,
+          headers: {
+            Accept: 'application/json',
+            Authorization: `Basic ${Buffer.from(`${keyName}:${key}`).toString('base64')}`,
+            ...(body === undefined
+              ? {}
+              : { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) }),
+          },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            text += chunk;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+}
+
+function parseAnswer(operation: string, text: string): z.infer<typeof answerSchema> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new CephApiError(
+      { fault: 'CommandFailed', operation, retryable: false, httpStatus: 200 },
+      `the mgr answered something that is not JSON: ${text.slice(0, 200)}`,
+      { cause: error },
+    );
+  }
+  const parsed = answerSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new CephApiError(
+      { fault: 'CommandFailed', operation, retryable: false, httpStatus: 200 },
+      `unexpected answer from the mgr: ${text.slice(0, 200)}`,
+      { cause: parsed.error },
+    );
+  }
+  return parsed.data;
+}
+
+const messageOf = (text: string): string => {
+  try {
+    return String((JSON.parse(text) as { message?: unknown }).message ?? text).slice(0, 200);
+  } catch {
+    return text.slice(0, 200);
+  }
+};
+
+const cancelled = (operation: string): CephApiError =>
+  new CephApiError(
+    { fault: 'MgrUnreachable', operation, retryable: true },
+    'cancelled before the mgr answered (the step ran out of time); the command may or may not have run',
+  );
