@@ -11,8 +11,8 @@ per event on stdout:
 
   {"event": "connected", "addr": "...", "client": 4156, "t": ...}
   {"event": "locked", "t": ...}            or {"event": "lock-failed", "errno": 30, "error": "...", "t": ...}
-  {"event": "write", "n": 3, "ok": true, "t": ...}
-  {"event": "write", "n": 4, "ok": false, "errno": 108, "error": "ConnectionShutdown(...)", "t": ...}
+  {"event": "write", "n": 3, "ok": true, "started": ..., "t": ...}
+  {"event": "write", "n": 4, "ok": false, "errno": 108, "error": "ConnectionShutdown(...)", "started": ..., "t": ...}
 
 A blocklisted client's writes fail with errno 108 (ESHUTDOWN, Ceph's EBLOCKLISTED) and it keeps
 trying, like a zombie node's kernel would. SIGTERM unmaps cleanly (lock and watch released); SIGKILL
@@ -66,12 +66,13 @@ def main():
         sys.exit(3)
     n = 0
     while not stopping:
-        payload = json.dumps({'node': node, 'n': n, 't': time.time()}).encode().ljust(4096, b' ')
+        started = time.time()
+        payload = json.dumps({'node': node, 'n': n, 't': started}).encode().ljust(4096, b' ')
         try:
             image.write(payload, 0)
-            emit('write', n=n, ok=True)
+            emit('write', n=n, ok=True, started=started)
         except rbd.Error as error:
-            emit('write', n=n, ok=False, **failure(error))
+            emit('write', n=n, ok=False, started=started, **failure(error))
         n += 1
         time.sleep(int(interval_ms) / 1000)
     try:

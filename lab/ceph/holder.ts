@@ -25,6 +25,8 @@ export interface HolderEvent {
   readonly t: number;
   readonly n?: number;
   readonly ok?: boolean;
+  /** `write`: when the write was issued (its result came at `t`). */
+  readonly started?: number;
   readonly errno?: number | null;
   readonly error?: string;
   /** `connected`: the client's address, e.g. `[v2:10.77.3.2:0/2976520395,v1:…]` or `10.77.3.2:0/…`. */

@@ -16,11 +16,13 @@ import {
   DESCRIBE_COMMANDS,
   dialectFromDescriptions,
   listCommand,
+  type MonCommand,
   removeCommand,
 } from './commands.js';
 import { CephApiError } from './errors.js';
 import { type CephFencerLogger, silentLogger } from './logger.js';
 import { assertSomethingToFence, isRbdDriver, planEntries, recordedEntry } from './plan.js';
+import { renewEntries } from './renew.js';
 import { RestfulClient } from './restful-client.js';
 import type { CephRbdSettings } from './settings.js';
 
@@ -40,6 +42,7 @@ export interface CephRbdStorageFencerProps {
 }
 
 const key = (e: { kind: string; entry: string }): string => `${e.kind} ${e.entry}`;
+const withoutUntil = ({ kind, entry, source }: FenceEntry): FenceEntry => ({ kind, entry, source });
 
 /**
  * {@link StorageFencer} for Ceph RBD: blocklists a node's client addresses in the OSD map through the
@@ -87,16 +90,29 @@ export class CephRbdStorageFencer implements StorageFencer {
     const expected = await this.#plan(target, options.signal);
     const before = await this.#observe(target.node, expected, options.signal);
     if (before.confirmed) return { kind: 'already-fenced', evidence: before };
-    const toAdd = before.missing.map(({ kind, entry, source }) => ({ kind, entry, source }));
+    const toAdd = before.missing.map(withoutUntil);
     if (options.dryRun) return { kind: 'dry-run', wouldAdd: toAdd, evidence: before };
 
     const dialect = await this.#resolveDialect(options.signal);
     const expire = this.#settings.blocklistExpireSeconds;
+    const run = (command: MonCommand) => this.#client.run(command, options.signal);
     // One mon command per entry; the mon batches concurrent proposals into few map epochs.
-    await Promise.all(toAdd.map((e) => this.#client.run(addCommand(e, dialect, expire), options.signal)));
+    const absent = before.missing.filter((m) => m.until === undefined).map(withoutUntil);
+    await Promise.all(absent.map((e) => run(addCommand(e, dialect, expire))));
+    // An entry that is there but lapses too soon cannot be lengthened in place (Ceph keeps its expiry).
+    const lapsing = before.missing.filter((m) => m.until !== undefined).map(withoutUntil);
+    await renewEntries(lapsing, {
+      node: target.node,
+      dialect,
+      expireSeconds: expire,
+      maxAddressesPerRange: this.#settings.maxAddressesPerRange,
+      run,
+      list: () => this.#list(options.signal),
+    });
     this.#logger.info('Ceph blocklist entries added', {
       node: target.node,
-      entries: toAdd.map((e) => e.entry),
+      added: absent.map((e) => e.entry),
+      renewed: lapsing.map((e) => e.entry),
     });
 
     const after = await this.#observe(target.node, expected, options.signal);
