@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type KubeConfig, StorageV1Api } from '@kubernetes/client-node';
+import type { CsiControllerMode } from './csi-driver/server.js';
 import type { Ec2Emulator } from './ec2-emulator.js';
 import { REPO_ROOT } from './paths.js';
 import { type ManagedProcess, startProcess, waitUntil } from './process.js';
@@ -15,19 +16,25 @@ interface StartCsiOptions {
   readonly runDir: string;
   readonly kubeconfigPath: string;
   readonly driverName: string;
-  readonly emulator: Ec2Emulator;
+  /** `ebs` (the default) attaches in the EC2 emulator; `rbd` is ceph-csi's no-op publish. */
+  readonly mode?: CsiControllerMode;
+  /** Needed in `ebs` mode. */
+  readonly emulator?: Ec2Emulator;
   readonly kubeConfig: KubeConfig;
 }
 
 /**
- * Registers the CSIDriver, then starts the lab's CSI controller (TypeScript, talks to the EC2
- * emulator) and the real external-attacher in front of it. The attacher exits when its CSI
+ * Registers the CSIDriver, then starts the lab's CSI controller (TypeScript; in `ebs` mode it talks to
+ * the EC2 emulator) and the real external-attacher in front of it. The attacher exits when its CSI
  * socket goes away, so it is stopped first.
  */
 export async function startCsi(options: StartCsiOptions): Promise<CsiComponents> {
   const logDir = join(options.runDir, 'logs');
   const pidDir = join(options.runDir, 'pids');
-  const socketDir = join(options.runDir, 'csi');
+  const mode = options.mode ?? 'ebs';
+  // The EBS driver keeps its historic names; a second driver's processes say which they are.
+  const tag = mode === 'ebs' ? 'csi' : `csi-${mode}`;
+  const socketDir = join(options.runDir, tag);
   mkdirSync(socketDir, { recursive: true });
   const socket = join(socketDir, 'csi.sock');
   await options.kubeConfig.makeApiClient(StorageV1Api).createCSIDriver({
@@ -36,8 +43,12 @@ export async function startCsi(options: StartCsiOptions): Promise<CsiComponents>
       spec: { attachRequired: true, podInfoOnMount: false, volumeLifecycleModes: ['Persistent'] },
     },
   });
+  const backend =
+    mode === 'ebs'
+      ? [`--ec2-endpoint=${options.emulator?.endpoint}`, `--region=${options.emulator?.region}`]
+      : ['--mode=rbd'];
   const controller = startProcess({
-    name: 'csi-controller',
+    name: `${tag}-controller`,
     command: process.execPath,
     args: [
       '--import',
@@ -46,8 +57,7 @@ export async function startCsi(options: StartCsiOptions): Promise<CsiComponents>
       `--socket=${socket}`,
       `--proto=${join(options.binDir, 'csi.proto')}`,
       `--driver=${options.driverName}`,
-      `--ec2-endpoint=${options.emulator.endpoint}`,
-      `--region=${options.emulator.region}`,
+      ...backend,
     ],
     cwd: REPO_ROOT,
     logDir,
@@ -60,7 +70,7 @@ export async function startCsi(options: StartCsiOptions): Promise<CsiComponents>
   try {
     await waitUntil(controller, async () => existsSync(socket), 60_000);
     const attacher = startProcess({
-      name: 'csi-attacher',
+      name: `${tag}-attacher`,
       command: join(options.binDir, 'csi-attacher'),
       args: [
         `--kubeconfig=${options.kubeconfigPath}`,

@@ -12,11 +12,20 @@ import {
 import { loadSync } from '@grpc/proto-loader';
 import { attach, detach, PublishConflict, VolumeMissing } from './ebs-volumes.js';
 
+/**
+ * What the controller stands in for: `ebs` attaches and detaches in the EC2 emulator; `rbd` is ceph-csi's
+ * RBD controller, whose ControllerPublish and ControllerUnpublish are no-ops (the image is mapped by the
+ * node plugin; nothing on the controller side holds or releases it).
+ */
+export type CsiControllerMode = 'ebs' | 'rbd';
+
 export interface CsiControllerOptions {
   readonly protoPath: string;
   readonly socketPath: string;
   readonly driverName: string;
-  readonly ec2: EC2Client;
+  readonly mode?: CsiControllerMode;
+  /** Needed in `ebs` mode. */
+  readonly ec2?: EC2Client;
   /** One JSON line per RPC, so tests and the timeline can read what the driver did. */
   readonly log: (entry: Record<string, unknown>) => void;
 }
@@ -30,8 +39,9 @@ const serviceOf = (root: GrpcObject, name: string) =>
   ((root.csi as GrpcObject).v1 as GrpcObject)[name] as ServiceClientConstructor;
 
 /**
- * A CSI controller plugin (Identity + Controller with PUBLISH_UNPUBLISH_VOLUME) that attaches EBS volumes
- * in the EC2 emulator. The node ID is the EC2 instance ID, as with the EBS CSI driver.
+ * A CSI controller plugin (Identity + Controller with PUBLISH_UNPUBLISH_VOLUME). In `ebs` mode it attaches
+ * EBS volumes in the EC2 emulator, the node ID being the EC2 instance ID as with the EBS CSI driver; in
+ * `rbd` mode it answers like ceph-csi's RBD controller (node ID = node name; publish does nothing).
  */
 export async function serveCsiController(options: CsiControllerOptions): Promise<Server> {
   const definition = loadSync(options.protoPath, {
@@ -85,17 +95,28 @@ export async function serveCsiController(options: CsiControllerOptions): Promise
         },
       );
     };
+  const ec2 = (): EC2Client => {
+    if (!options.ec2) throw new Error('the ebs mode needs an EC2 client');
+    return options.ec2;
+  };
+  const publish =
+    options.mode === 'rbd'
+      ? // ceph-csi: "dummy" publish/unpublish, so that attachRequired gives RWO scheduling; no lock is taken.
+        { publish: async () => ({}), unpublish: async () => ({}) }
+      : {
+          publish: async (req: Record<string, unknown>) => ({
+            publish_context: { devicePath: await attach(ec2(), String(req.volume_id), String(req.node_id)) },
+          }),
+          unpublish: async (req: Record<string, unknown>) => {
+            await detach(ec2(), String(req.volume_id), String(req.node_id));
+            return {};
+          },
+        };
   const controller: Record<string, Handler> = {
     ControllerGetCapabilities: (_c, cb) =>
       ok(cb, { capabilities: [{ rpc: { type: 'PUBLISH_UNPUBLISH_VOLUME' } }] }),
-    ControllerPublishVolume: rpc('ControllerPublishVolume', async (req) => {
-      const device = await attach(options.ec2, String(req.volume_id), String(req.node_id));
-      return { publish_context: { devicePath: device } };
-    }),
-    ControllerUnpublishVolume: rpc('ControllerUnpublishVolume', async (req) => {
-      await detach(options.ec2, String(req.volume_id), String(req.node_id));
-      return {};
-    }),
+    ControllerPublishVolume: rpc('ControllerPublishVolume', publish.publish),
+    ControllerUnpublishVolume: rpc('ControllerUnpublishVolume', publish.unpublish),
   };
   server.addService(serviceOf(root, 'Identity').service, identity);
   server.addService(serviceOf(root, 'Controller').service, controller);

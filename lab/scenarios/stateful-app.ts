@@ -1,25 +1,35 @@
+import { randomUUID } from 'node:crypto';
 import {
   AppsV1Api,
   CoreV1Api,
   PatchStrategy,
   StorageV1Api,
   setHeaderOptions,
+  type V1CSIPersistentVolumeSource,
   type V1Pod,
   type V1VolumeAttachment,
+  type V1VolumeNodeAffinity,
 } from '@kubernetes/client-node';
+import { RBD_CSI_DRIVER } from '../ceph/rbd-node-stager.js';
 import { createVolume } from '../ec2-emulator.js';
 import { eventually } from '../kube-wait.js';
 import { LAB_CSI_DRIVER, type Lab } from '../lab.js';
 
 export const LAB_STORAGE_CLASS = 'lab-ebs';
+export const LAB_RBD_STORAGE_CLASS = 'lab-rbd';
 
-/** A StatefulSet with one replica and one RWO EBS-backed volume: the database of the incident. */
+/** Where the app's volume lives: an EBS volume in the EC2 emulator, or an RBD image in the lab's Ceph. */
+export type AppStorage = 'ebs' | 'rbd';
+
+/** A StatefulSet with one replica and one RWO volume (EBS or Ceph RBD): the database of the incident. */
 export interface StatefulApp {
   readonly name: string;
   readonly namespace: string;
   readonly podName: string;
   readonly pvcName: string;
   readonly pvName: string;
+  readonly storage: AppStorage;
+  /** The EBS volume id, or the RBD image's name. */
   readonly volumeId: string;
 }
 
@@ -31,7 +41,7 @@ const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
  */
 export async function deployStatefulApp(
   lab: Lab,
-  options: { name?: string; onNode: string },
+  options: { name?: string; onNode: string; storage?: AppStorage },
 ): Promise<StatefulApp> {
   const name = options.name ?? 'db';
   const namespace = 'default';
@@ -39,15 +49,15 @@ export async function deployStatefulApp(
   const apps = lab.kubeConfig.makeApiClient(AppsV1Api);
   const storage = lab.kubeConfig.makeApiClient(StorageV1Api);
   const home = lab.node(options.onNode);
-  const volumeId = await createVolume(lab.ec2.client, { zone: home.zone, sizeGiB: 10, cluster: lab.cluster });
   const pvcName = `data-${name}-0`;
-  const pvName = `pv-${volumeId}`;
+  const volume = options.storage === 'rbd' ? await rbdVolume(lab) : await ebsVolume(lab, home.zone);
+  const pvName = `pv-${volume.volumeId}`;
 
   await storage
     .createStorageClass({
       body: {
-        metadata: { name: LAB_STORAGE_CLASS },
-        provisioner: LAB_CSI_DRIVER,
+        metadata: { name: volume.storageClass },
+        provisioner: volume.csi.driver,
         volumeBindingMode: 'WaitForFirstConsumer',
         reclaimPolicy: 'Retain',
       },
@@ -62,20 +72,10 @@ export async function deployStatefulApp(
         capacity: { storage: '10Gi' },
         accessModes: ['ReadWriteOnce'],
         persistentVolumeReclaimPolicy: 'Retain',
-        storageClassName: LAB_STORAGE_CLASS,
+        storageClassName: volume.storageClass,
         claimRef: { namespace, name: pvcName },
-        csi: { driver: LAB_CSI_DRIVER, volumeHandle: volumeId, fsType: 'ext4' },
-        nodeAffinity: {
-          required: {
-            nodeSelectorTerms: [
-              {
-                matchExpressions: [
-                  { key: 'topology.kubernetes.io/zone', operator: 'In', values: [home.zone] },
-                ],
-              },
-            ],
-          },
-        },
+        csi: volume.csi,
+        ...(volume.nodeAffinity ? { nodeAffinity: volume.nodeAffinity } : {}),
       },
     },
   });
@@ -111,7 +111,7 @@ export async function deployStatefulApp(
               metadata: { name: 'data' },
               spec: {
                 accessModes: ['ReadWriteOnce'],
-                storageClassName: LAB_STORAGE_CLASS,
+                storageClassName: volume.storageClass,
                 resources: { requests: { storage: '10Gi' } },
               },
             },
@@ -134,7 +134,65 @@ export async function deployStatefulApp(
     (p) => p.status?.phase === 'Running',
     `${name}-0 Running on ${home.name}`,
   );
-  return { name, namespace, podName: `${name}-0`, pvcName, pvName, volumeId };
+  return {
+    name,
+    namespace,
+    podName: `${name}-0`,
+    pvcName,
+    pvName,
+    storage: options.storage ?? 'ebs',
+    volumeId: volume.volumeId,
+  };
+}
+
+/** A volume to put behind the app's claim. */
+interface AppVolume {
+  readonly volumeId: string;
+  readonly storageClass: string;
+  readonly csi: V1CSIPersistentVolumeSource;
+  readonly nodeAffinity?: V1VolumeNodeAffinity;
+}
+
+/** An EBS volume in the emulator, in the node's zone (a zonal disk: the PV is pinned to the zone). */
+async function ebsVolume(lab: Lab, zone: string): Promise<AppVolume> {
+  const volumeId = await createVolume(lab.ec2.client, { zone, sizeGiB: 10, cluster: lab.cluster });
+  return {
+    volumeId,
+    storageClass: LAB_STORAGE_CLASS,
+    csi: { driver: LAB_CSI_DRIVER, volumeHandle: volumeId, fsType: 'ext4' },
+    nodeAffinity: {
+      required: {
+        nodeSelectorTerms: [
+          { matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: [zone] }] },
+        ],
+      },
+    },
+  };
+}
+
+/** An RBD image in the lab's Ceph, with ceph-csi's volume handle and attributes (no topology). */
+async function rbdVolume(lab: Lab): Promise<AppVolume> {
+  const ceph = lab.ceph;
+  if (!ceph) throw new Error('lab: an RBD volume needs a lab started with { ceph: true }');
+  const uuid = randomUUID();
+  const image = `csi-vol-${uuid}`;
+  await ceph.createImage(image);
+  return {
+    volumeId: image,
+    storageClass: LAB_RBD_STORAGE_CLASS,
+    csi: {
+      driver: RBD_CSI_DRIVER,
+      // ceph-csi's handle: version, cluster id length and id, pool id, image uuid.
+      volumeHandle: `0001-0024-${ceph.fsid}-0000000000000001-${uuid}`,
+      fsType: 'ext4',
+      volumeAttributes: {
+        clusterID: ceph.fsid,
+        pool: ceph.pool,
+        imageName: image,
+        imageFeatures: 'layering',
+      },
+    },
+  };
 }
 
 /** Waits for pod `name` in default to satisfy `ok`; returns it. */
