@@ -7,7 +7,7 @@
  * the lab's own processes: the namespaces have no default route and the host does not forward. A state
  * file lets a later lab remove what a killed owner left behind.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -67,6 +67,27 @@ const quietly = (promise: Promise<unknown>): Promise<void> =>
     () => undefined,
   );
 
+const tryQuietly = (fn: () => unknown): void => {
+  try {
+    fn();
+  } catch {
+    // already gone
+  }
+};
+
+/** Networks of this process that are up: removed on exit too (a test file that throws, a Ctrl-C). */
+const live = new Map<string, NetState>();
+process.once('exit', () => {
+  // Only synchronous work is possible here. The clients inside are killed by lab/process.ts's own exit
+  // handler; a namespace whose last process is gone disappears with its veth.
+  for (const state of live.values()) {
+    for (const netns of state.netns) {
+      tryQuietly(() => execFileSync('ip', ['netns', 'del', netns], { stdio: 'ignore' }));
+    }
+    tryQuietly(() => execFileSync('ip', ['link', 'del', state.bridge], { stdio: 'ignore' }));
+  }
+});
+
 /** The third octets of 10.77.x.0/24 already on some interface of this machine (other labs' bridges). */
 async function subnetsInUse(): Promise<Set<number>> {
   const out = await ip('-4', '-o', 'addr', 'show');
@@ -89,14 +110,15 @@ export async function createCephNetwork(nodes: readonly string[], stateDir: stri
   const bridge = `kfcbr${id}`;
   const namespaces: string[] = [];
   const statePath = join(stateDir, STATE_FILE);
-  const save = () =>
-    writeFileSync(
-      statePath,
-      JSON.stringify({ owner: process.pid, bridge, netns: namespaces } satisfies NetState),
-    );
+  const save = () => {
+    const state: NetState = { owner: process.pid, bridge, netns: [...namespaces] };
+    live.set(bridge, state);
+    writeFileSync(statePath, JSON.stringify(state));
+  };
   let third = 0;
   const teardown = async (): Promise<void> => {
     await removeNetwork({ owner: process.pid, bridge, netns: namespaces });
+    live.delete(bridge);
     rmSync(statePath, { force: true });
   };
   try {

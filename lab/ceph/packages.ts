@@ -64,17 +64,26 @@ const fail = (message: string, cause?: unknown): never => {
   throw new LabBuildError(`lab ceph: ${message}`, { cause });
 };
 
+export interface EnsurePackagesOptions {
+  /** @default CEPH_PACKAGES */
+  readonly packages?: readonly string[];
+  /** Where the one-line notice goes. @default process.stderr */
+  readonly out?: NodeJS.WritableStream;
+}
+
 /**
  * Makes sure the Ceph packages are installed: a no-op when they are, otherwise `apt-get update` and
  * `apt-get install` (about a minute, one line printed), under a lock so two labs never run apt at once.
  * Throws a {@link LabBuildError} naming the log when apt cannot install them (no root, no mirror).
  */
-export async function ensureCephPackages(out: NodeJS.WritableStream = process.stderr): Promise<void> {
-  if ((await missingPackages()).length === 0) return;
+export async function ensureCephPackages(options: EnsurePackagesOptions = {}): Promise<void> {
+  const packages = options.packages ?? CEPH_PACKAGES;
+  const out = options.out ?? process.stderr;
+  if ((await missingPackages(packages)).length === 0) return;
   const logDir = join(cacheRoot(), 'logs');
   mkdirSync(logDir, { recursive: true });
   await withLock(join(cacheRoot(), 'apt-ceph.lock'), async () => {
-    const missing = await missingPackages();
+    const missing = await missingPackages(packages);
     if (missing.length === 0) return;
     if (process.getuid?.() !== 0) {
       fail(`installing ${missing.join(' ')} needs root (apt-get); install them by hand or run as root`);
@@ -92,11 +101,11 @@ export async function ensureCephPackages(out: NodeJS.WritableStream = process.st
     if (updated !== 0) fail(`apt-get update failed (exit ${updated}); see ${logFile}`);
     const installed = await run(
       'apt-get',
-      [...lockWait, 'install', '-y', '--no-install-recommends', ...CEPH_PACKAGES],
+      [...lockWait, 'install', '-y', '--no-install-recommends', ...packages],
       logFile,
     );
     if (installed !== 0) fail(`apt-get install failed (exit ${installed}); see ${logFile}`);
-    const still = await missingPackages();
+    const still = await missingPackages(packages);
     if (still.length > 0) fail(`still missing after apt-get install: ${still.join(' ')}; see ${logFile}`);
     out.write(`lab ceph: packages installed in ${Math.round((Date.now() - started) / 1000)} s\n`);
   });
