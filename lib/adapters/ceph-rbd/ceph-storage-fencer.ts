@@ -63,7 +63,7 @@ export class CephRbdStorageFencer implements StorageFencer {
     this.#client =
       props.client ??
       new RestfulClient({
-        url: props.settings.mgrUrl,
+        urls: [props.settings.mgrUrl, ...props.settings.standbyMgrUrls],
         keyName: props.settings.keyName,
         key: props.settings.key,
         ca: props.settings.ca,

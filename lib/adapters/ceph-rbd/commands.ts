@@ -7,7 +7,8 @@ import { CephInputError } from './errors.js';
 
 /**
  * How a Ceph cluster spells its blocklist commands:
- * - `range`: Pacific 16.2.11+ and later releases, `osd blocklist range add|rm <cidr>`;
+ * - `range`: releases with CIDR ranges (16.2.15 has them; told apart by the mon's command table),
+ *   `osd blocklist range add|rm <cidr>`;
  * - `blocklist`: Pacific without ranges, `osd blocklist add|rm <addr>`;
  * - `blacklist`: Octopus and older, `osd blacklist add|rm <addr>`.
  */

@@ -12,8 +12,11 @@ import { CephApiError } from './errors.js';
 
 /** Where the mgr is and how to trust and authenticate to it. */
 export interface RestfulConnection {
-  /** The module's base URL, e.g. `https://10.0.0.5:8003/` (`ceph mgr services`). */
-  readonly url: string;
+  /**
+   * The module's base URL on each mgr, e.g. `https://10.0.0.5:8003/` (`ceph mgr services`). Only the
+   * active mgr serves it; the others refuse connections, so each is tried in turn.
+   */
+  readonly urls: readonly string[];
   /** The key's name (`ceph restful create-key <name>`), sent as the Basic user. */
   readonly keyName: string;
   /** The key itself (a UUID), sent as the Basic password. */
@@ -76,11 +79,14 @@ const normaliseFingerprint = (f: string): string => f.replace(/:/g, '').toUpperC
 export class RestfulClient {
   readonly #connection: RestfulConnection;
   readonly #agent: Agent;
-  readonly #base: URL;
+  readonly #bases: readonly URL[];
+  /** The mgr that answered last: tried first next time. */
+  #active = 0;
 
   constructor(connection: RestfulConnection) {
     this.#connection = connection;
-    this.#base = new URL(connection.url);
+    if (connection.urls.length === 0) throw new Error('RestfulClient: no mgr URL');
+    this.#bases = connection.urls.map((u) => new URL(u.endsWith('/') ? u : `${u}/`));
     const { serverName, fingerprintSha256 } = connection;
     this.#agent = new Agent({
       keepAlive: true,
@@ -115,17 +121,23 @@ export class RestfulClient {
     const { attempts, backoffMs } = this.#connection;
     let last: unknown;
     for (let attempt = 1; attempt <= attempts; attempt++) {
-      try {
-        return { ...(await this.#attempt(command.prefix, body, signal)), attempts: attempt };
-      } catch (error) {
-        if (!(error instanceof Transient)) throw error;
-        last = error;
-        if (attempt < attempts) await this.#pause(backoffMs * 2 ** (attempt - 1), command.prefix, signal);
+      for (let i = 0; i < this.#bases.length; i++) {
+        const index = (this.#active + i) % this.#bases.length;
+        try {
+          const answer = await this.#attempt(command.prefix, body, this.#bases[index] as URL, signal);
+          this.#active = index;
+          return { ...answer, attempts: attempt };
+        } catch (error) {
+          if (!(error instanceof Transient)) throw error;
+          last = error;
+        }
       }
+      if (attempt < attempts) await this.#pause(backoffMs * 2 ** (attempt - 1), command.prefix, signal);
     }
+    const where = this.#bases.map((b) => b.origin).join(', ');
     throw new CephApiError(
       { fault: 'MgrUnreachable', operation: command.prefix, retryable: true, attempts },
-      `no answer from the ceph-mgr restful API at ${this.#base.origin} after ${attempts} attempts: ${(last as Error).message}`,
+      `no answer from the ceph-mgr restful API at ${where} after ${attempts} attempts: ${(last as Error).message}`,
       { cause: (last as Error).cause ?? last },
     );
   }
@@ -146,9 +158,10 @@ export class RestfulClient {
   async #attempt(
     operation: string,
     body: string,
+    base: URL,
     signal?: AbortSignal,
   ): Promise<Omit<CommandAnswer, 'attempts'>> {
-    const { status, text } = await this.#post(operation, body, signal);
+    const { status, text } = await this.#post(operation, body, base, signal);
     if (status === 401 || status === 403) {
       const message = messageOf(text);
       throw new CephApiError(
@@ -164,7 +177,7 @@ export class RestfulClient {
       );
     }
     const answer = parseAnswer(operation, text);
-    await this.#forget(answer.id);
+    await this.#forget(base, answer.id);
     if (answer.state !== 'success') {
       const failed = answer.failed[0];
       // A failed command still answers HTTP 200: the verdict is in `state`, the reason in `outs`.
@@ -184,9 +197,10 @@ export class RestfulClient {
   }
 
   /** The module keeps every request in memory until it is deleted: delete ours (best effort). */
-  async #forget(id: string | number | undefined): Promise<void> {
+  async #forget(base: URL, id: string | number | undefined): Promise<void> {
     if (id === undefined) return;
     await this.#send(
+      base,
       'DELETE',
       `request/${encodeURIComponent(String(id))}`,
       undefined,
@@ -197,12 +211,13 @@ export class RestfulClient {
   async #post(
     operation: string,
     body: string,
+    base: URL,
     signal?: AbortSignal,
   ): Promise<{ status: number; text: string }> {
     const timeout = AbortSignal.timeout(this.#connection.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     try {
-      return await this.#send('POST', 'request?wait=1', body, combined);
+      return await this.#send(base, 'POST', 'request?wait=1', body, combined);
     } catch (error) {
       if (signal?.aborted) throw cancelled(operation);
       const code = (error as NodeJS.ErrnoException).code ?? '';
@@ -213,20 +228,21 @@ export class RestfulClient {
       // TLS: the certificate is not the pinned one (or has expired). Trying again will not change it.
       throw new CephApiError(
         { fault: 'MgrUnreachable', operation, retryable: false },
-        `cannot talk to the ceph-mgr restful API at ${this.#base.origin}: ${code ? `${code}: ` : ''}${(error as Error).message}`,
+        `cannot talk to the ceph-mgr restful API at ${base.origin}: ${code ? `${code}: ` : ''}${(error as Error).message}`,
         { cause: error },
       );
     }
   }
 
   #send(
+    base: URL,
     method: string,
     path: string,
     body: string | undefined,
     signal: AbortSignal,
   ): Promise<{ status: number; text: string }> {
     const { keyName, key } = this.#connection;
-    const url = new URL(path, this.#base.href.endsWith('/') ? this.#base : `${this.#base.href}/`);
+    const url = new URL(path, base);
     return new Promise((resolve, reject) => {
       const req = request(
         url,

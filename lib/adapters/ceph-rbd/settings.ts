@@ -9,6 +9,8 @@ import { CephInputError } from './errors.js';
 
 const DAY = 86_400;
 
+const httpsUrl = z.url({ protocol: /^https$/, error: 'must be an https:// URL (ceph mgr services)' });
+
 /** A configured CIDR: parsed, canonical, and never loopback, unspecified or wider than /16 (/64). */
 const fenceableRange = z.string().transform((text, ctx) => {
   try {
@@ -26,7 +28,9 @@ const fenceableRange = z.string().transform((text, ctx) => {
 export const cephRbdSettingsSchema = z
   .strictObject({
     /** The ceph-mgr `restful` module's URL (`ceph mgr services`), https only. */
-    mgrUrl: z.url({ protocol: /^https$/, error: 'must be an https:// URL (ceph mgr services)' }),
+    mgrUrl: httpsUrl,
+    /** The same module on the standby mgrs (only the active one answers), tried in turn. */
+    standbyMgrUrls: z.array(httpsUrl).max(8).default([]),
     /** The restful key's name (`ceph restful create-key <name>`). */
     keyName: z.string().min(1).max(128),
     /** The restful key (a UUID). */
@@ -130,6 +134,7 @@ const jsonOrUndefined = (name: string, text: string | undefined): unknown => {
 
 /**
  * Settings from `FENCER_CEPH_*`; `undefined` when `FENCER_CEPH_MGR_URL` is unset (no Ceph fencing).
+ * `FENCER_CEPH_MGR_URL` may list every mgr's URL, comma-separated.
  * The key and the certificate may come from files (`…_FILE`), as mounted secrets do.
  */
 export function cephRbdSettingsFromEnv(
@@ -138,8 +143,11 @@ export function cephRbdSettingsFromEnv(
 ): CephRbdSettings | undefined {
   if (!env[CEPH_ENV.mgrUrl]) return undefined;
   const expire = env[CEPH_ENV.expireSeconds];
+  // One URL per mgr, comma-separated: the active one's first.
+  const [mgrUrl, ...standbyMgrUrls] = (env[CEPH_ENV.mgrUrl] ?? '').split(',').map((u) => u.trim());
   return parseCephRbdSettings({
-    mgrUrl: env[CEPH_ENV.mgrUrl],
+    mgrUrl,
+    standbyMgrUrls,
     keyName: env[CEPH_ENV.keyName],
     key: secretFrom(env, CEPH_ENV.key, CEPH_ENV.keyFile, readText),
     ca: secretFrom(env, CEPH_ENV.ca, CEPH_ENV.caFile, readText),

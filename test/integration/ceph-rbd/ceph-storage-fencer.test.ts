@@ -305,7 +305,7 @@ describe('failures', () => {
 
   it('reads Ceph’s refusal of a command (HTTP 200, state failed) as a failed command', async () => {
     const client = new RestfulClient({
-      url: ceph.restful.url,
+      urls: [ceph.restful.url],
       keyName: ceph.restful.keyName,
       key: ceph.restful.key,
       ca: ceph.restful.certificate,

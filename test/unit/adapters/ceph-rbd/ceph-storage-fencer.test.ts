@@ -36,7 +36,7 @@ class ScriptedMon extends RestfulClient {
     private readonly commands = PACIFIC_RANGE_COMMANDS,
   ) {
     super({
-      url: 'https://127.0.0.1:1/',
+      urls: ['https://127.0.0.1:1/'],
       keyName: 'k',
       key: 'k',
       ca: '',

@@ -28,6 +28,7 @@ let dir: string;
 let mgrCert: { cert: string; key: string };
 let otherCert: { cert: string; key: string };
 let server: Server | undefined;
+const servers: Server[] = [];
 const clients: RestfulClient[] = [];
 
 function makeCert(name: string, cn: string): { cert: string; key: string } {
@@ -52,8 +53,10 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(async () => {
   for (const c of clients.splice(0)) c.close();
-  server?.closeAllConnections();
-  if (server?.listening) await new Promise((resolve) => server?.close(resolve));
+  for (const s of servers.splice(0)) {
+    s.closeAllConnections();
+    if (s.listening) await new Promise((resolve) => s.close(resolve));
+  }
   server = undefined;
 });
 
@@ -81,6 +84,7 @@ async function serve(answer: (seen: Seen, n: number) => Reply): Promise<{ url: s
       response.writeHead(reply.status, { 'content-type': 'application/json' }).end(reply.body);
     });
   });
+  servers.push(server);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/`, seen };
@@ -88,7 +92,7 @@ async function serve(answer: (seen: Seen, n: number) => Reply): Promise<{ url: s
 
 const client = (url: string, overrides: Partial<RestfulConnection> = {}): RestfulClient => {
   const c = new RestfulClient({
-    url,
+    urls: [url],
     keyName: 'kube-fencer',
     key: '0c3b3e4e-6f0a-4c8c-9d8e-000000000001',
     ca: mgrCert.cert,
@@ -145,6 +149,18 @@ describe('RestfulClient', () => {
     const credentials = Buffer.from((post?.authorization ?? '').replace(/^Basic /, ''), 'base64').toString();
     expect(credentials).toBe('kube-fencer:0c3b3e4e-6f0a-4c8c-9d8e-000000000001');
     expect(forget).toMatchObject({ method: 'DELETE', url: '/request/139913576525584' });
+  });
+
+  it('tries each mgr in turn (only the active one serves) and goes to the one that answered first', async () => {
+    const standby = await serve(() => ({ status: 503, body: 'not the active mgr' }));
+    const active = await serve(() => ok());
+    const c = client(standby.url, { urls: [standby.url, active.url] });
+
+    await c.run(LS);
+    await c.run(LS);
+
+    expect(posts(standby.seen)).toHaveLength(1);
+    expect(posts(active.seen)).toHaveLength(2);
   });
 
   it('reads a failed command from the body of an HTTP 200, and does not retry it', async () => {

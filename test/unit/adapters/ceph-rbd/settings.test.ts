@@ -14,6 +14,7 @@ describe('parseCephRbdSettings', () => {
     expect(parseCephRbdSettings(minimal)).toEqual({
       ...minimal,
       serverName: 'ceph-restful',
+      standbyMgrUrls: [],
       timeoutMs: 10_000,
       attempts: 3,
       backoffMs: 250,
@@ -77,10 +78,10 @@ describe('cephRbdSettingsFromEnv', () => {
     expect(cephRbdSettingsFromEnv({}, readText)).toBeUndefined();
   });
 
-  it('reads the key and the certificate from files, as mounted secrets', () => {
+  it('reads the key and the certificate from files, as mounted secrets, and every mgr’s URL', () => {
     const settings = cephRbdSettingsFromEnv(
       {
-        [CEPH_ENV.mgrUrl]: minimal.mgrUrl,
+        [CEPH_ENV.mgrUrl]: `${minimal.mgrUrl}, https://10.0.0.6:8003/`,
         [CEPH_ENV.keyName]: 'kube-fencer',
         [CEPH_ENV.keyFile]: '/secrets/key',
         [CEPH_ENV.caFile]: '/secrets/ca.pem',
@@ -90,6 +91,8 @@ describe('cephRbdSettingsFromEnv', () => {
       readText,
     );
     expect(settings).toMatchObject({
+      mgrUrl: minimal.mgrUrl,
+      standbyMgrUrls: ['https://10.0.0.6:8003/'],
       key: 'from-file',
       ca: PEM.trim(),
       extraRanges: { 'node-a': ['10.1.0.0/24'] },
