@@ -9,18 +9,11 @@ import type {
   StorageMutationOptions,
   StorageVolumeRef,
 } from '../../ports/storage-fencer.js';
-import { BlocklistFormatError, evaluateBlocklist, type ListedEntry, parseBlocklist } from './blocklist.js';
-import {
-  addCommand,
-  type BlocklistDialect,
-  DESCRIBE_COMMANDS,
-  dialectFromDescriptions,
-  listCommand,
-  type MonCommand,
-  removeCommand,
-} from './commands.js';
+import { evaluateBlocklist, type ListedEntry } from './blocklist.js';
+import { addCommand, type BlocklistDialect, type MonCommand, removeCommand } from './commands.js';
 import { CephApiError } from './errors.js';
 import { type CephFencerLogger, silentLogger } from './logger.js';
+import { askDialect, readBlocklist } from './mon-reads.js';
 import { assertSomethingToFence, isRbdDriver, planEntries, recordedEntry } from './plan.js';
 import { renewEntries } from './renew.js';
 import { RestfulClient } from './restful-client.js';
@@ -184,19 +177,7 @@ export class CephRbdStorageFencer implements StorageFencer {
   }
 
   async #list(signal?: AbortSignal): Promise<ListedEntry[]> {
-    const dialect = await this.#resolveDialect(signal);
-    const command = listCommand(dialect);
-    const answer = await this.#client.run(command, signal);
-    try {
-      return parseBlocklist(answer.outb);
-    } catch (error) {
-      if (!(error instanceof BlocklistFormatError)) throw error;
-      throw new CephApiError(
-        { fault: 'CommandFailed', operation: command.prefix, retryable: false, cephMessage: answer.outs },
-        error.message,
-        { cause: error },
-      );
-    }
+    return readBlocklist(this.#client, await this.#resolveDialect(signal), signal);
   }
 
   /** The configured dialect, or the mon's own (asked once; a failed ask is asked again next time). */
@@ -211,23 +192,7 @@ export class CephRbdStorageFencer implements StorageFencer {
   }
 
   async #askDialect(signal?: AbortSignal): Promise<BlocklistDialect> {
-    const answer = await this.#client.run(DESCRIBE_COMMANDS, signal);
-    let dialect: BlocklistDialect | undefined;
-    try {
-      dialect = dialectFromDescriptions(answer.outb);
-    } catch (error) {
-      throw new CephApiError(
-        { fault: 'CommandFailed', operation: DESCRIBE_COMMANDS.prefix, retryable: false },
-        `unreadable command table: ${(error as Error).message}`,
-        { cause: error },
-      );
-    }
-    if (!dialect) {
-      throw new CephApiError(
-        { fault: 'CommandFailed', operation: DESCRIBE_COMMANDS.prefix, retryable: false },
-        'the mon offers no osd blocklist (or blacklist) command',
-      );
-    }
+    const dialect = await askDialect(this.#client, signal);
     this.#logger.debug('Ceph blocklist dialect', { dialect });
     return dialect;
   }

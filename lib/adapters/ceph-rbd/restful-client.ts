@@ -6,9 +6,9 @@
 import { Agent, request } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
-import * as z from 'zod';
 import { encodeMonCommand, type MonCommand } from './commands.js';
 import { CephApiError } from './errors.js';
+import { cancelled, commandResult, readHttpAnswer, TRANSIENT_CODES, Transient } from './restful-answer.js';
 
 /** Where the mgr is and how to trust and authenticate to it. */
 export interface RestfulConnection {
@@ -45,33 +45,6 @@ export interface CommandAnswer {
   /** Requests made, retries included. */
   readonly attempts: number;
 }
-
-const resultSchema = z.object({
-  command: z.string().optional(),
-  outb: z.string().optional(),
-  outs: z.string().optional(),
-});
-const answerSchema = z.object({
-  id: z.union([z.string(), z.number()]).optional(),
-  state: z.string(),
-  finished: z.array(resultSchema).default([]),
-  failed: z.array(resultSchema).default([]),
-});
-
-/** An attempt that may succeed if made again. */
-class Transient extends Error {}
-
-const TRANSIENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EAI_AGAIN',
-  'ENOTFOUND',
-  'UND_ERR_SOCKET',
-]);
 
 const normaliseFingerprint = (f: string): string => f.replace(/:/g, '').toUpperCase();
 
@@ -162,38 +135,9 @@ export class RestfulClient {
     signal?: AbortSignal,
   ): Promise<Omit<CommandAnswer, 'attempts'>> {
     const { status, text } = await this.#post(operation, body, base, signal);
-    if (status === 401 || status === 403) {
-      const message = messageOf(text);
-      throw new CephApiError(
-        { fault: 'AuthRefused', operation, retryable: false, httpStatus: status, cephMessage: message },
-        `the mgr refused key "${this.#connection.keyName}" (HTTP ${status}: ${message})`,
-      );
-    }
-    if (status === 502 || status === 503 || status === 504) throw new Transient(`HTTP ${status}`);
-    if (status !== 200) {
-      throw new CephApiError(
-        { fault: 'CommandFailed', operation, retryable: false, httpStatus: status },
-        `the mgr answered HTTP ${status}: ${text.slice(0, 200)}`,
-      );
-    }
-    const answer = parseAnswer(operation, text);
+    const answer = readHttpAnswer(operation, status, text, this.#connection.keyName);
     await this.#forget(base, answer.id);
-    if (answer.state !== 'success') {
-      const failed = answer.failed[0];
-      // A failed command still answers HTTP 200: the verdict is in `state`, the reason in `outs`.
-      throw new CephApiError(
-        {
-          fault: 'CommandFailed',
-          operation,
-          retryable: false,
-          httpStatus: status,
-          cephMessage: failed?.outs,
-        },
-        `${failed?.command ?? operation} ${answer.state}: ${failed?.outs || 'no message'}`,
-      );
-    }
-    const finished = answer.finished[0];
-    return { outb: finished?.outb ?? '', outs: finished?.outs ?? '' };
+    return commandResult(operation, answer);
   }
 
   /** The module keeps every request in memory until it is deleted: delete ours (best effort). */
@@ -273,39 +217,3 @@ export class RestfulClient {
     });
   }
 }
-
-function parseAnswer(operation: string, text: string): z.infer<typeof answerSchema> {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new CephApiError(
-      { fault: 'CommandFailed', operation, retryable: false, httpStatus: 200 },
-      `the mgr answered something that is not JSON: ${text.slice(0, 200)}`,
-      { cause: error },
-    );
-  }
-  const parsed = answerSchema.safeParse(json);
-  if (!parsed.success) {
-    throw new CephApiError(
-      { fault: 'CommandFailed', operation, retryable: false, httpStatus: 200 },
-      `unexpected answer from the mgr: ${text.slice(0, 200)}`,
-      { cause: parsed.error },
-    );
-  }
-  return parsed.data;
-}
-
-const messageOf = (text: string): string => {
-  try {
-    return String((JSON.parse(text) as { message?: unknown }).message ?? text).slice(0, 200);
-  } catch {
-    return text.slice(0, 200);
-  }
-};
-
-const cancelled = (operation: string): CephApiError =>
-  new CephApiError(
-    { fault: 'MgrUnreachable', operation, retryable: true },
-    'cancelled before the mgr answered (the step ran out of time); the command may or may not have run',
-  );
