@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { registerDemo } from './commands/demo.js';
 import { registerDiagnose } from './commands/diagnose.js';
 import { registerFence } from './commands/fence.js';
+import { registerLimits } from './commands/limits.js';
 import { registerStatus } from './commands/status.js';
 import { registerSweep } from './commands/sweep.js';
 import { registerUnfence } from './commands/unfence.js';
@@ -23,6 +24,7 @@ registerUnfence(program);
 registerStatus(program);
 registerSweep(program);
 registerDiagnose(program);
+registerLimits(program);
 registerDemo(program);
 
 try {

@@ -10,7 +10,7 @@ export const int =
   };
 const fraction = (value: string): number => {
   const n = Number(value);
-  if (!(n >= 0 && n <= 1)) throw new InvalidArgumentError('must be between 0 and 1');
+  if (!(n > 0 && n < 1)) throw new InvalidArgumentError('must be above 0 and below 1');
   return n;
 };
 
@@ -59,16 +59,15 @@ export function addFenceOptions(command: Command): Command {
       fraction,
       0.4,
     )
-    .option(
-      '--max-in-flight <n>',
-      'refuse when this many other fencings are in flight',
-      int('--max-in-flight'),
-      1,
-    )
     .option('--allow-control-plane', 'allow fencing a control-plane node', false)
     .option(
+      '--force-delete-tolerating-pods',
+      'once the instance is proven off, force-delete pods that tolerate the out-of-service taint and hold volumes',
+      false,
+    )
+    .option(
       '--lease-grace <seconds>',
-      'a Lease renewed within this many seconds means the node is alive',
+      'a Lease renewed within this many seconds means the node is alive (10 to 3600)',
       int('--lease-grace'),
       40,
     )
@@ -105,8 +104,8 @@ export interface FenceOptions extends ConnectionOptions {
   readonly skipOsShutdown: boolean;
   readonly maxUnhealthy: number;
   readonly maxUnhealthyFraction: number;
-  readonly maxInFlight: number;
   readonly allowControlPlane: boolean;
+  readonly forceDeleteTolerating: boolean;
   readonly leaseGrace: number;
   readonly powerOffDeadline: number;
   readonly drainDeadline: number;

@@ -20,7 +20,21 @@ export interface SimulatedNode {
   readonly zone: string;
   readonly region: string;
   readonly providerID: string;
+  /** The instance's PrivateIpAddress, posted as the node's `InternalIP`. */
+  readonly privateIp: string;
+  /** The instance's PrivateDnsName, posted as the node's `InternalDNS` and `Hostname`. */
+  readonly privateDnsName: string;
 }
+
+/**
+ * `status.addresses` as a kubelet on EC2 posts them (the AWS cloud provider's node addresses): the
+ * machine's private IP and its private DNS name, which is also the host name.
+ */
+export const nodeAddresses = (node: Pick<SimulatedNode, 'privateIp' | 'privateDnsName'>) => [
+  { type: 'InternalIP', address: node.privateIp },
+  { type: 'InternalDNS', address: node.privateDnsName },
+  { type: 'Hostname', address: node.privateDnsName },
+];
 
 type NodeMode = 'alive' | 'silent';
 
@@ -241,6 +255,7 @@ export class KubeletFleet {
 
   private async postStatus(name: string, volumesInUse: string[]): Promise<void> {
     const now = new Date().toISOString();
+    const node = this.requireNode(name);
     // Strategic merge on conditions (by type) and volumesInUse only: volumesAttached belongs to the
     // attach-detach controller and must never be written here.
     await this.core.patchNodeStatus(
@@ -250,6 +265,8 @@ export class KubeletFleet {
           status: {
             capacity: { cpu: '4', memory: '8Gi', pods: '110' },
             allocatable: { cpu: '4', memory: '8Gi', pods: '110' },
+            // Merged by type, so every heartbeat re-asserts the machine's addresses, as a kubelet does.
+            addresses: this.addressesOf(node),
             conditions: [
               {
                 type: 'Ready',
@@ -273,7 +290,6 @@ export class KubeletFleet {
               bootID: name,
             },
             volumesInUse,
-            ...this.stagerAddresses(name),
           },
         },
       },
@@ -282,16 +298,16 @@ export class KubeletFleet {
     this.reportedInUse.set(name, volumesInUse.join(','));
   }
 
-  /** A node on the staged driver's network reports that address as its InternalIP (what Ceph sees). */
-  private stagerAddresses(name: string): { addresses?: { type: string; address: string }[] } {
-    const address = this.stager?.addressOf(name);
-    if (!address) return {};
-    return {
-      addresses: [
-        { type: 'InternalIP', address },
-        { type: 'Hostname', address: name },
-      ],
-    };
+  /**
+   * A node on the staged driver's network (Ceph) has a second address there, which its Ceph clients use:
+   * a kubelet on EC2 posts every private IP of the machine as an InternalIP (the lab assigns this one to
+   * the instance too). Two entries of one type cannot be merged by type (the API server sees a
+   * duplicate), so such a list replaces the old one whole.
+   */
+  private addressesOf(node: SimulatedNode): object[] {
+    const storage = this.stager?.addressOf(node.name);
+    if (!storage) return nodeAddresses(node);
+    return [{ $patch: 'replace' }, ...nodeAddresses(node), { type: 'InternalIP', address: storage }];
   }
 
   private async markRunning(pod: V1Pod): Promise<void> {

@@ -22,6 +22,7 @@ import { RBD_CSI_DRIVER, RbdNodeStager } from './ceph/rbd-node-stager.js';
 import { type ControlPlaneTimings, DEFAULT_TIMINGS, startControlPlane } from './control-plane.js';
 import { startCsi } from './csi.js';
 import {
+  addPrivateIp,
   createClusterInstance,
   type Ec2Emulator,
   ec2ClientFor,
@@ -29,6 +30,7 @@ import {
   startInstance,
   stopInstance,
 } from './ec2-emulator.js';
+import { type Ec2Faults, startEc2Faults } from './ec2-faults/index.js';
 import { KubeletFleet, type SimulatedNode } from './kubelets.js';
 import { applyManifest } from './manifests.js';
 import { cacheRoot, REPO_ROOT } from './paths.js';
@@ -72,6 +74,10 @@ export interface LabCeph extends CephLab {
   readonly caFile: string;
 }
 
+/**
+ * A lab worker: its Node name, its instance (id, zone, providerID) and the instance's private IP and
+ * DNS name as the EC2 emulator assigned them, which its kubelet posts as `status.addresses`.
+ */
 export interface LabNode extends SimulatedNode {}
 
 /** The fields of a kube-apiserver audit event that tests look at. */
@@ -99,9 +105,15 @@ export interface Lab {
   readonly endpoint: ApiEndpoint;
   /** Kubeconfig of user `kube-fencer`: only what deploy/rbac.yaml grants, and every request audited. */
   readonly fencerKubeconfigPath: string;
-  /** Environment for running `fencer` against this lab (EC2 endpoint, region, credentials, cluster). */
+  /**
+   * Environment for running `fencer` against this lab (region, credentials, cluster). Its EC2 endpoint
+   * is the fault injector in front of the emulator, so tests can stage what moto cannot and see every call.
+   */
   readonly fencerEnv: Readonly<Record<string, string>>;
+  /** The emulator itself (moto), for the lab's own setup and for checking the truth. */
   readonly ec2: { readonly endpoint: string; readonly region: string; readonly client: EC2Client };
+  /** The EC2 fault injector the fencer talks to: faults to inject, and the log of the fencer's calls. */
+  readonly ec2Faults: Ec2Faults;
   /** The Ceph cluster when the lab was started with `ceph`, else undefined. */
   readonly ceph: LabCeph | undefined;
   readonly nodes: readonly LabNode[];
@@ -118,7 +130,7 @@ export interface Lab {
   reconnect(name: string): Promise<void>;
   /** The API server's audit events for user `kube-fencer`, oldest first. */
   fencerRequests(): readonly AuditEvent[];
-  /** Path of a component's log file (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, csi-attacher, csi-controller, ec2-emulator, kubelets). */
+  /** Path of a component's log file (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, csi-attacher, csi-controller, ec2-emulator, ec2-faults, kubelets). */
   logFile(component: string): string;
   readLog(component: string): string;
   stop(): Promise<void>;
@@ -211,6 +223,11 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       rmSync(emulatorPidFile, { force: true });
     });
     processes.push(...controlPlane.processes);
+    const ec2Faults = await startEc2Faults({
+      target: emulator.endpoint,
+      logFile: join(logDir, 'ec2-faults.log'),
+    });
+    stoppers.push(ec2Faults.stop);
     const ec2 = ec2ClientFor(emulator);
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(controlPlane.kubeconfigPath);
@@ -219,9 +236,24 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     for (let i = 0; i < count; i++) {
       const name = nodeName(i);
       const zone = zones[i % zones.length] ?? `${region}a`;
-      const { instanceId } = await createClusterInstance(ec2, { cluster, zone, name });
-      nodes.push({ name, instanceId, zone, region, providerID: `aws:///${zone}/${instanceId}` });
+      const { instanceId, privateIp, privateDnsName } = await createClusterInstance(ec2, {
+        cluster,
+        zone,
+        name,
+      });
+      nodes.push({
+        name,
+        instanceId,
+        zone,
+        region,
+        providerID: `aws:///${zone}/${instanceId}`,
+        privateIp,
+        privateDnsName,
+      });
     }
+
+    // A Ceph node's storage-network address is one of its machine's addresses (see addPrivateIp).
+    if (ceph) for (const n of nodes) await addPrivateIp(ec2, n.instanceId, ceph.address(n.name));
 
     await applyManifest(kubeConfig, join(REPO_ROOT, 'deploy', 'rbac.yaml'));
     const csi = await startCsi({
@@ -283,7 +315,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       endpoint: kubeConfigEndpoint(kubeConfig),
       fencerKubeconfigPath: controlPlane.fencerKubeconfigPath,
       fencerEnv: {
-        AWS_ENDPOINT_URL_EC2: emulator.endpoint,
+        AWS_ENDPOINT_URL_EC2: ec2Faults.endpoint,
         AWS_REGION: region,
         AWS_ACCESS_KEY_ID: emulator.accessKeyId,
         AWS_SECRET_ACCESS_KEY: emulator.secretAccessKey,
@@ -299,6 +331,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
           : {}),
       },
       ec2: { endpoint: emulator.endpoint, region, client: ec2 },
+      ec2Faults,
       ceph,
       nodes,
       components: [

@@ -8,16 +8,20 @@ import { exitCodeFor, printReport, progressHandlers } from './report-output.js';
 
 const HELP = `
 What it does, in order (each step re-checks everything before acting):
-  1. refuses if the node is Ready, its Lease is fresh, its instance is not tagged
-     kubernetes.io/cluster/<cluster>, it is a control-plane node or opted out
-     (annotation kube-fencer.io/opt-out), or too many nodes are unhealthy / being fenced;
+  1. refuses if the node is Ready, its Lease is fresh (or it was never seen alive), another
+     Node names the same instance, its addresses or CSI node IDs contradict the instance (or
+     nothing but the providerID ties them), the instance is not tagged
+     kubernetes.io/cluster/<cluster>, it is a control-plane node or opted out (annotation
+     kube-fencer.io/opt-out), or too many nodes are unhealthy / being fenced (the in-flight
+     limit is the cluster's: see \`fencer limits\`);
   2. powers the instance off through EC2 (StopInstances --force) and waits until EC2
      reports it stopped: that is the proof;
   3. taints the node node.kubernetes.io/out-of-service=nodeshutdown:NoExecute, so
      Kubernetes evicts its pods and force-detaches its volumes;
   4. waits until the node's pods and VolumeAttachments are gone and EBS reports the disks
      detached. It never deletes a VolumeAttachment itself (only --strategy legacy on
-     clusters older than 1.26 does).
+     clusters older than 1.26 does). A pod that tolerates the taint and holds a volume
+     stops the run at once (PodToleratesOutOfService), unless --force-delete-tolerating-pods.
 Un-fence later with: fencer unfence NODE
 
 Examples:
@@ -44,10 +48,10 @@ export function registerFence(program: Command): void {
         accelerate: options.accelerate,
         allowTerminate: options.allowTerminate,
         skipOsShutdown: options.skipOsShutdown,
+        forceDeleteTolerating: options.forceDeleteTolerating,
         limits: {
           maxUnhealthyNodes: options.maxUnhealthy,
           maxUnhealthyFraction: options.maxUnhealthyFraction,
-          maxInFlight: options.maxInFlight,
           allowControlPlane: options.allowControlPlane,
           leaseGraceSeconds: options.leaseGrace,
           powerOffDeadlineSeconds: options.powerOffDeadline,

@@ -20,7 +20,7 @@ Report-only by default. With --remediate the sweep acts only where it is provabl
   - deletes a VolumeAttachment whose node no longer exists, and only when EC2 proves, in this
     sweep, that its disk is not attached to a machine that could still write (a refusal says why);
   - fences nodes NotReady longer than --not-ready-threshold that still hold volumes, through the
-    same fence run as \`fencer fence\`, at most --max-in-flight at a time.
+    same fence run as \`fencer fence\`, within the cluster's in-flight limit (\`fencer limits\`).
 
 Examples:
   fencer sweep --cluster prod --region eu-west-1
@@ -39,7 +39,6 @@ interface SweepOptions extends ConnectionOptions {
   readonly attachErrorThreshold: number;
   readonly maxProviderCalls: number;
   readonly maxUnhealthy: number;
-  readonly maxInFlight: number;
   readonly leaseGrace: number;
   readonly fenceTimeout: number;
 }
@@ -52,7 +51,6 @@ const inProcessStarter = (deps: FencerDeps, options: SweepOptions, cluster: stri
       cluster,
       limits: {
         maxUnhealthyNodes: options.maxUnhealthy,
-        maxInFlight: options.maxInFlight,
         leaseGraceSeconds: options.leaseGrace,
       },
     });
@@ -106,7 +104,6 @@ export function registerSweep(program: Command): void {
       int('--max-unhealthy'),
       3,
     )
-    .option('--max-in-flight <n>', 'fencings in flight at once', int('--max-in-flight'), 1)
     .option(
       '--lease-grace <seconds>',
       'for fencing: a Lease this fresh means alive',
@@ -131,7 +128,7 @@ export function registerSweep(program: Command): void {
           stuckDeletingSeconds: options.stuckDeletingThreshold,
           attachErrorSeconds: options.attachErrorThreshold,
         },
-        limits: { maxUnhealthyNodes: options.maxUnhealthy, maxInFlight: options.maxInFlight },
+        limits: { maxUnhealthyNodes: options.maxUnhealthy },
         maxProviderCalls: options.maxProviderCalls,
       });
       const report = await sweep(deps, request, inProcessStarter(deps, options, cluster));

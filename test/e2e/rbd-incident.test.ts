@@ -6,6 +6,7 @@
  * Negative control first, then the storage fence that does free it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Holder } from '../../lab/ceph/holder.js';
@@ -37,9 +38,9 @@ describe('the Ceph RBD incident: the out-of-service taint alone does not free th
   let lab: Lab;
   let app: StatefulApp;
   let zombie: Holder;
-  const internalIp = async (node: string): Promise<string> => {
+  const internalIps = async (node: string): Promise<string[]> => {
     const n = await lab.kubeConfig.makeApiClient(CoreV1Api).readNode({ name: node });
-    return n.status?.addresses?.find((a) => a.type === 'InternalIP')?.address ?? '';
+    return (n.status?.addresses ?? []).filter((a) => a.type === 'InternalIP').map((a) => a.address);
   };
   const lastWriter = async (): Promise<string> =>
     JSON.parse((await cephOf(lab).admin.read(cephOf(lab).pool, app.volumeId, 200)).trim()).node;
@@ -53,10 +54,18 @@ describe('the Ceph RBD incident: the out-of-service taint alone does not free th
     await lab?.stop();
   });
 
-  it('runs the database on node-a, whose client holds the image’s lock and watch from node-a’s InternalIP', async () => {
+  it('runs the database on node-a, whose client holds the image’s lock and watch from node-a’s storage InternalIP', async () => {
     const ceph = cephOf(lab);
-    const ip = await internalIp('node-a');
-    expect(ip).toBe(ceph.address('node-a'));
+    const ip = ceph.address('node-a');
+    // Both of the machine's addresses, as a kubelet on EC2 posts them: its primary one and its storage one.
+    expect(await internalIps('node-a')).toEqual([lab.node('node-a').privateIp, ip]);
+    const { Reservations = [] } = await lab.ec2.client.send(
+      new DescribeInstancesCommand({ InstanceIds: [lab.node('node-a').instanceId] }),
+    );
+    const machineIps = Reservations[0]?.Instances?.[0]?.NetworkInterfaces?.flatMap((n) =>
+      (n.PrivateIpAddresses ?? []).map((p) => p.PrivateIpAddress),
+    );
+    expect(machineIps).toContain(ip);
     expect((await ceph.watchers(app.volumeId)).map((w) => w.addr.split(':')[0])).toEqual([ip]);
     expect((await ceph.admin.lockers(ceph.pool, app.volumeId)).map((l) => l.addr.split(':')[0])).toEqual([
       ip,
@@ -123,7 +132,7 @@ describe('the Ceph RBD incident: the out-of-service taint alone does not free th
     const fencer = cephFencerFor(ceph);
     try {
       const outcome = await fencer.fence(
-        { node: 'node-a', addresses: [await internalIp('node-a')] },
+        { node: 'node-a', addresses: await internalIps('node-a') }, // every InternalIP, as the fencer reads them
         { dryRun: false },
       );
       const confirmedAt = Date.now() / 1000;

@@ -16,7 +16,7 @@ const world = {
 vi.mock('../../../functions/shared/connection.js', () => ({
   settings: {
     cluster: 'prod',
-    requestDefaults: { limits: { maxUnhealthyNodes: 3, maxUnhealthyFraction: 0.4, maxInFlight: 1 } },
+    requestDefaults: { limits: { maxUnhealthyNodes: 3, maxUnhealthyFraction: 0.4 } },
   },
 }));
 vi.mock('../../../functions/shared/step-runtime.js', () => ({ fencerDeps: async () => fakeDeps(world) }));

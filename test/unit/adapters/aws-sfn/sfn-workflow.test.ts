@@ -21,6 +21,7 @@ const INPUT: FenceRunInput = {
     accelerate: true,
     allowTerminate: false,
     skipOsShutdown: false,
+    forceDeleteTolerating: false,
     limits: DEFAULT_LIMITS,
   },
   trigger: { source: 'manual', eventId: 'e', detail: 'd', receivedAt: '2026-02-02T17:00:00.000Z' },
