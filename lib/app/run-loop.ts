@@ -91,12 +91,22 @@ export async function runFence(
   // This process renews its claim every step, so a short TTL frees the slot soon if it is killed.
   const step = (d: FencerDeps, s: FenceStepState) =>
     fenceStep(d, s, { claimTtlSeconds: ClaimTtlSeconds.InProcess });
-  const { state, steps, timedOut } = await loop(deps, request.node, initial, step, options, (s, ms, signal) =>
-    waitBetweenFenceSteps(deps, s, ms, signal),
-  );
-  if (timedOut && state.history.decidedToFenceAt !== null && !request.dryRun) {
-    await deps.cluster.releaseFencing(request.node, state.history.runId).catch(() => {});
+  // A run that ends without finishing (timed out, or a step threw for good) gives its claim back,
+  // even one a step took just before it threw: only this run's own claim is ever dropped.
+  const releaseClaim = async () => {
+    if (!request.dryRun) await deps.cluster.releaseFencing(request.node, history.runId).catch(() => {});
+  };
+  let ran: Awaited<ReturnType<typeof loop<FenceStepState>>>;
+  try {
+    ran = await loop(deps, request.node, initial, step, options, (s, ms, signal) =>
+      waitBetweenFenceSteps(deps, s, ms, signal),
+    );
+  } catch (error) {
+    await releaseClaim();
+    throw error;
   }
+  const { state, steps, timedOut } = ran;
+  if (timedOut) await releaseClaim();
   const fenced = !timedOut && state.decision?.outcome === 'fenced';
   const report = buildReport({
     kind: 'fence',
