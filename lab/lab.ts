@@ -1,14 +1,28 @@
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { EcsClient } from '../lib/adapters/alicloud-ecs/index.js';
+import { CEPH_ENV } from '../lib/adapters/ceph-rbd/settings.js';
 import { kubeConfigEndpoint } from '../lib/adapters/kubernetes/access/kubeconfig.js';
 import type { ApiEndpoint } from '../lib/adapters/kubernetes/api/endpoint.js';
 import { ensureLabBinaries } from './build/go-binaries.js';
+import { type CephLab, startCephLab } from './ceph/ceph-lab.js';
+import { reapOrphanNetworks } from './ceph/network.js';
+import { RBD_CSI_DRIVER, RbdNodeStager } from './ceph/rbd-node-stager.js';
 import { type ControlPlaneTimings, DEFAULT_TIMINGS, startControlPlane } from './control-plane.js';
 import { startCsi } from './csi.js';
+import { addPrivateIp } from './ec2-emulator.js';
 import type { Ec2Faults } from './ec2-faults/index.js';
 import type { EcsEmulatorAdmin, Principal } from './ecs-emulator/index.js';
 import { KubeletFleet, type SimulatedNode } from './kubelets.js';
@@ -41,6 +55,26 @@ export interface LabOptions {
   readonly timings?: Partial<ControlPlaneTimings>;
   /** Progress lines while the lab starts (default: none). */
   readonly onStep?: (message: string) => void;
+  /**
+   * A real Ceph cluster beside the control plane (every node gets a storage-network address, its
+   * InternalIP, and the `rbd.csi.ceph.com` driver). Off by default: it costs about 0.4 GB and 10-15 s.
+   */
+  readonly ceph?: boolean | LabCephOptions;
+}
+
+/** How the lab's Ceph behaves. */
+export interface LabCephOptions {
+  /** How long an OSD keeps a dead client's watch. @default 30 (Ceph's default) */
+  readonly watchTimeoutSeconds?: number;
+  /** How often the nodes' RBD clients write. @default 500 */
+  readonly writeIntervalMs?: number;
+}
+
+/** The lab's Ceph, and the node side of its CSI driver. */
+export interface LabCeph extends CephLab {
+  readonly stager: RbdNodeStager;
+  /** Where `fencerEnv`'s `FENCER_CEPH_CA_FILE` points: the mgr's self-signed certificate. */
+  readonly caFile: string;
 }
 
 /**
@@ -105,13 +139,15 @@ export interface Lab {
   readonly volumeTopologyKey: string;
   /** Creates an unattached disk (EBS volume or cloud disk) in `zone`; resolves to its id (the PV's volumeHandle). */
   createVolume(input: { readonly zone: string; readonly sizeGiB: number }): Promise<string>;
+  /** The Ceph cluster when the lab was started with `ceph`, else undefined. */
+  readonly ceph: LabCeph | undefined;
   readonly nodes: readonly LabNode[];
   /** The lab's processes (the simulated kubelets run inside the caller's process). */
   readonly components: readonly { readonly name: string; readonly pid: number; readonly logFile: string }[];
   node(name: string): LabNode;
-  /** Partition: heartbeats stop, the instance keeps running. */
+  /** Partition: heartbeats stop, the instance keeps running (and its Ceph clients keep writing). */
   cut(name: string): Promise<void>;
-  /** Crash: heartbeats stop and the instance stops. */
+  /** Crash: heartbeats stop and the instance stops (and its Ceph clients die). */
   crash(name: string): Promise<void>;
   /** Power the instance on again (a new launch time) and let the kubelet come back. */
   restore(name: string): Promise<void>;
@@ -164,6 +200,8 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   const step = options.onStep ?? (() => {});
 
   reapOrphans(runsRoot());
+  // Before pruning: a pruned folder's network state file could no longer be found.
+  await reapOrphanNetworks(runsRoot());
   pruneRuns(5);
   const binDir = await ensureLabBinaries();
   mkdirSync(runsRoot(), { recursive: true });
@@ -181,8 +219,19 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     for (const s of stoppers.splice(0).reverse()) await s().catch(() => {});
     rmSync(join(runDir, 'etcd'), { recursive: true, force: true });
   };
+  let ceph: LabCeph | undefined;
   try {
-    const [controlPlane, cloud] = await Promise.all([
+    const cephOptions = options.ceph === true ? {} : options.ceph || undefined;
+    // A Ceph node's storage address becomes one of its EC2 instance's addresses (see addPrivateIp).
+    if (cephOptions && provider !== 'aws')
+      throw new Error('lab: Ceph runs beside the AWS-flavoured lab only');
+    const nodeNames = Array.from({ length: count }, (_, i) => nodeName(i));
+    const cephStarting = cephOptions
+      ? startCephLab({ nodes: nodeNames, runDir, onStep: step, ...cephOptions })
+      : undefined;
+    // Stopped with the lab even when another component fails while Ceph is still starting.
+    stoppers.push(async () => (await cephStarting?.catch(() => undefined))?.stop());
+    const [controlPlane, cloud, cephLab] = await Promise.all([
       startControlPlane({ binDir, runDir, pki, timings, onStep: step }),
       (provider === 'alibaba'
         ? startAlibabaCloud({ runDir, region })
@@ -191,8 +240,14 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
         step(`${c.component.name} ready`);
         return c;
       }),
+      cephStarting,
     ]);
     stoppers.push(controlPlane.stop, cloud.stop);
+    if (cephLab) {
+      const caFile = join(runDir, 'ceph', 'restful.crt');
+      writeFileSync(caFile, cephLab.restful.certificate);
+      ceph = Object.assign(cephLab, { stager: new RbdNodeStager(cephLab), caFile });
+    }
     processes.push(...controlPlane.processes);
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(controlPlane.kubeconfigPath);
@@ -201,6 +256,12 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     for (let i = 0; i < count; i++) {
       const zone = zones[i % zones.length] ?? zones[0] ?? region;
       nodes.push(await cloud.createWorker({ cluster, zone, name: nodeName(i) }));
+    }
+
+    // A Ceph node's storage-network address is one of its machine's addresses (see addPrivateIp).
+    const ec2Client = cloud.ec2?.client;
+    if (ceph && ec2Client) {
+      for (const n of nodes) await addPrivateIp(ec2Client, n.instanceId, ceph.address(n.name));
     }
 
     await applyManifest(kubeConfig, join(REPO_ROOT, 'deploy', 'rbac.yaml'));
@@ -215,10 +276,26 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     stoppers.push(csi.stop);
     processes.push(...csi.processes);
     step('csi-controller and csi-attacher ready');
+    if (ceph) {
+      const rbd = await startCsi({
+        binDir,
+        runDir,
+        kubeconfigPath: controlPlane.kubeconfigPath,
+        driverName: RBD_CSI_DRIVER,
+        mode: 'rbd',
+        kubeConfig,
+      });
+      stoppers.push(rbd.stop);
+      processes.push(...rbd.processes);
+      step('csi-rbd-controller and csi-rbd-attacher ready');
+    }
 
     const kubeletLog = join(logDir, 'kubelets.log');
-    fleet = new KubeletFleet(kubeConfig, cloud.csiDriver, (line) =>
-      appendFileSync(kubeletLog, `${new Date().toISOString()} ${line}\n`),
+    fleet = new KubeletFleet(
+      kubeConfig,
+      cloud.csiDriver,
+      (line) => appendFileSync(kubeletLog, `${new Date().toISOString()} ${line}\n`),
+      ceph?.stager,
     );
     for (const node of nodes) await fleet.register(node);
     fleet.start();
@@ -248,7 +325,19 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       kubeConfig,
       endpoint: kubeConfigEndpoint(kubeConfig),
       fencerKubeconfigPath: controlPlane.fencerKubeconfigPath,
-      fencerEnv: { ...cloud.fencerEnv, FENCER_CLUSTER: cluster },
+      fencerEnv: {
+        ...cloud.fencerEnv,
+        FENCER_CLUSTER: cluster,
+        ...(ceph
+          ? {
+              [CEPH_ENV.mgrUrl]: ceph.restful.url,
+              [CEPH_ENV.keyName]: ceph.restful.keyName,
+              [CEPH_ENV.key]: ceph.restful.key,
+              [CEPH_ENV.caFile]: ceph.caFile,
+              [CEPH_ENV.serverName]: ceph.restful.serverName,
+            }
+          : {}),
+      },
       get ec2() {
         if (!ec2) throw new Error('lab: this lab runs the Alibaba flavour (no EC2); use lab.ecs');
         return ec2;
@@ -261,10 +350,12 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       csiDriver: cloud.csiDriver,
       volumeTopologyKey: cloud.volumeTopologyKey,
       createVolume: (input) => cloud.createVolume({ ...input, cluster }),
+      ceph,
       nodes,
       components: [
         ...processes.map((p) => ({ name: p.name, pid: p.pid, logFile: p.logFile })),
         cloud.component,
+        ...(ceph?.components ?? []),
       ],
       node,
       async cut(name) {
@@ -272,6 +363,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       },
       async crash(name) {
         theFleet.silence(node(name).name);
+        await ceph?.stager.crash(name);
         await cloud.stopInstance(node(name).instanceId);
       },
       async restore(name) {

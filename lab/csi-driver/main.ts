@@ -4,6 +4,7 @@
  *   node --import tsx lab/csi-driver/main.ts --socket S --proto P --driver D --ecs-endpoint URL --region R
  *     (ECS: the AccessKey in ALIBABA_CLOUD_ACCESS_KEY_ID/SECRET; DISK_FORCE_DETACHED=false turns the
  *     Alibaba driver's detach-before-attach off, as on the real driver)
+ *   node --import tsx lab/csi-driver/main.ts --socket S --proto P --driver rbd.csi.ceph.com --mode rbd
  */
 import { parseArgs } from 'node:util';
 import { EC2Client } from '@aws-sdk/client-ec2';
@@ -20,22 +21,32 @@ const { values } = parseArgs({
     'ec2-endpoint': { type: 'string' },
     'ecs-endpoint': { type: 'string' },
     region: { type: 'string' },
+    mode: { type: 'string', default: 'ebs' },
   },
 });
-for (const key of ['socket', 'proto', 'driver', 'region'] as const) {
+const mode = values.mode === 'rbd' ? 'rbd' : 'cloud';
+const required =
+  mode === 'rbd'
+    ? (['socket', 'proto', 'driver'] as const)
+    : (['socket', 'proto', 'driver', 'region'] as const);
+for (const key of required) {
   if (!values[key]) {
     console.error(`lab-csi-controller: missing --${key}`);
     process.exit(2);
   }
 }
-if (!values['ec2-endpoint'] === !values['ecs-endpoint']) {
+if (mode === 'cloud' && !values['ec2-endpoint'] === !values['ecs-endpoint']) {
   console.error('lab-csi-controller: give exactly one of --ec2-endpoint and --ecs-endpoint');
   process.exit(2);
 }
 const log = (entry: Record<string, unknown>) =>
   console.log(JSON.stringify({ ts: new Date().toISOString(), ...entry }));
 
+/** ceph-csi's RBD controller: "dummy" publish and unpublish (attachRequired only gives RWO scheduling). */
+const RBD_NO_OP: VolumeBackend = { attach: async () => '', detach: async () => undefined };
+
 function backend(): VolumeBackend {
+  if (mode === 'rbd') return RBD_NO_OP;
   const region = String(values.region);
   if (values['ecs-endpoint']) {
     const credentials = ecsCredentialsFromEnv(process.env);

@@ -17,6 +17,13 @@ export interface VolumeBackend {
   detach(volumeId: string, nodeId: string): Promise<unknown>;
 }
 
+/**
+ * What the lab's controller stands in for: a cloud's disk driver (EBS, Alibaba disk: publish attaches in
+ * the emulator), or `rbd`, ceph-csi's RBD controller, whose ControllerPublish and ControllerUnpublish are
+ * no-ops (the image is mapped by the node plugin; nothing on the controller side holds or releases it).
+ */
+export type CsiControllerMode = 'cloud' | 'rbd';
+
 export interface CsiControllerOptions {
   readonly protoPath: string;
   readonly socketPath: string;
@@ -36,8 +43,9 @@ const serviceOf = (root: GrpcObject, name: string) =>
 
 /**
  * A CSI controller plugin (Identity + Controller with PUBLISH_UNPUBLISH_VOLUME) that attaches EBS volumes
- * in the EC2 emulator, or Alibaba cloud disks in the ECS emulator. The node ID is the instance ID, as
- * with the EBS and the Alibaba disk CSI drivers.
+ * in the EC2 emulator, or Alibaba cloud disks in the ECS emulator (the node ID is the instance ID, as with
+ * the EBS and the Alibaba disk CSI drivers), or answers like ceph-csi's RBD controller, whose publish and
+ * unpublish do nothing (node ID = node name).
  */
 export async function serveCsiController(options: CsiControllerOptions): Promise<Server> {
   const definition = loadSync(options.protoPath, {
