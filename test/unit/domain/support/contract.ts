@@ -82,6 +82,8 @@ export const CALM: StepFaults = {
   nodeRecreated: false,
   taintRemovedByHand: false,
   foreignTaint: null,
+  storageFault: null,
+  blocklistLapse: false,
   progress: true,
 };
 
@@ -96,6 +98,18 @@ export const fenceable = runConfigArb.filter(
     (c.lifecycle !== 'spot-one-time' || c.request.allowTerminate) &&
     !(c.request.strategy === 'out-of-service' && c.serverMinor !== null && c.serverMinor < 26),
 );
+
+/** Configurations whose storage can be fenced as configured: no shared address, no bare metal without Ceph. */
+export const sound = (c: RunConfig): boolean =>
+  !c.addressShared && !(c.bareMetal && c.volumes === 'images' && !c.storageFencer);
+
+/** The machine-only case, for properties about the machine. */
+const onMachine = (c: RunConfig): RunConfig => ({
+  ...c,
+  volumes: 'disks',
+  bareMetal: false,
+  addressShared: false,
+});
 
 export const legacy = (c: RunConfig): boolean =>
   c.request.strategy === 'legacy' ||
@@ -134,17 +148,20 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
     (c) =>
       c.identity === 'ok' &&
       !c.neverSeenAlive &&
+      sound(c) &&
       (!c.toleratingHolder || c.request.forceDeleteTolerating || legacy(c)),
   );
   const attacked = fenceable
     .filter((c) => c.initialPower === 'running' && c.lifecycle === 'on-demand')
+    .map(onMachine)
     .chain((c) => fc.constantFrom(...ATTACKS).map((attack) => ({ ...c, ...attack })));
   const keeper = fenceable
-    .filter((c) => !legacy(c) && c.identity === 'ok' && !c.neverSeenAlive)
+    .filter((c) => !legacy(c) && c.identity === 'ok' && !c.neverSeenAlive && sound(c))
     .map((c) => ({ ...c, toleratingHolder: true, request: { ...c.request, forceDeleteTolerating: false } }));
   const stale = fenceable
-    .filter((c) => c.identity === 'ok' && !c.neverSeenAlive && !c.toleratingHolder)
+    .filter((c) => c.identity === 'ok' && !c.neverSeenAlive && !c.toleratingHolder && sound(c))
     .map((c): RunConfig => ({ ...c, initialTaint: 'stale-record' }));
+  const withImages = honest.filter((c) => !c.toleratingHolder && c.attachments > 1);
   const chaosStep = fc.tuple(chaosStateArb, stepFaultsArb);
   return [
     {
@@ -240,9 +257,9 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
       name: 'refuses what it cannot do, before any action',
       numRuns: runs(100),
       property: fc.property(
-        runConfigArb.filter(
-          (c) => !c.request.dryRun && !c.controlPlane && c.identity === 'ok' && !c.neverSeenAlive,
-        ),
+        runConfigArb
+          .filter((c) => !c.request.dryRun && !c.controlPlane && c.identity === 'ok' && !c.neverSeenAlive)
+          .map(onMachine),
         fc.constantFrom('old-server', 'one-time-spot'),
         (base, why) => {
           const config: RunConfig =
@@ -266,7 +283,7 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
       name: 'refuses bad input with its own reason, before any action',
       numRuns: runs(100),
       property: fc.property(
-        fenceable,
+        fenceable.map(onMachine),
         fc.constantFrom('missing', 'unparseable', 'unknown-provider', 'no-node'),
         (config, bad) => {
           const first: StepFaults =
@@ -289,7 +306,7 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
       name: 'releases nothing on a step that does not see the instance off, even with proof held',
       numRuns: runs(150),
       property: fc.property(
-        honest.filter((c) => c.initialPower === 'running'),
+        honest.filter((c) => c.initialPower === 'running').map(onMachine),
         fc.constantFrom<StepFaults['power']>('shutting-down', 'stopping', 'pending', 'running', 'unknown'),
         fc.integer({ min: 0, max: 4 }),
         (config, seen, extra) => {
@@ -307,6 +324,65 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
           expect(['taint', 'force-delete-pods', 'delete-pods', 'delete-volume-attachments']).not.toContain(
             odd.action?.kind,
           );
+        },
+      ),
+    },
+    {
+      name: 'fences a node holding both a disk and an RBD image: blocklist first, then the machine, then the taint',
+      numRuns: runs(100),
+      property: fc.property(
+        withImages.map((c): RunConfig => ({ ...c, volumes: 'mixed', storageFencer: true, bareMetal: false })),
+        (config) => {
+          const decisions = calmRun(decide, config);
+          const kinds = decisions.flatMap((d) => (d.action ? [d.action.kind] : []));
+          expect(decisions.at(-1)?.phase).toBe('Fenced');
+          const first = (kind: (typeof kinds)[number]) => kinds.indexOf(kind);
+          expect(first('storage-fence')).toBeGreaterThanOrEqual(0);
+          if (config.initialPower === 'running')
+            expect(first('storage-fence')).toBeLessThan(first('power-off'));
+          if (first('taint') >= 0) expect(first('taint')).toBeGreaterThan(first('storage-fence'));
+        },
+      ),
+    },
+    {
+      name: 'fences a bare-metal node holding only RBD images by blocklist alone, touching no machine',
+      numRuns: runs(100),
+      property: fc.property(
+        withImages.map((c): RunConfig => ({ ...c, volumes: 'images', storageFencer: true, bareMetal: true })),
+        (config) => {
+          const decisions = calmRun(decide, config);
+          const kinds = decisions.flatMap((d) => (d.action ? [d.action.kind] : []));
+          expect(decisions.at(-1)?.phase).toBe('Fenced');
+          expect(kinds).toContain('storage-fence');
+          expect(kinds).not.toContain('power-off');
+        },
+      ),
+    },
+    {
+      name: 'without a storage fencer, releases RBD images only once their old watches had time to expire',
+      numRuns: runs(100),
+      property: fc.property(
+        withImages.map(
+          (c): RunConfig => ({ ...c, volumes: 'images', storageFencer: false, bareMetal: false }),
+        ),
+        (config) => {
+          const decisions = calmRun(decide, config);
+          expect(decisions.at(-1)?.phase).toBe('Fenced');
+          expect(decisions.flatMap((d) => (d.action ? [d.action.kind] : []))).not.toContain('storage-fence');
+        },
+      ),
+    },
+    {
+      name: 'refuses to blocklist addresses another Node reports, before any action',
+      numRuns: runs(100),
+      property: fc.property(
+        withImages.map(
+          (c): RunConfig => ({ ...c, volumes: 'images', storageFencer: true, addressShared: true }),
+        ),
+        (config) => {
+          const decisions = calmRun(decide, config);
+          expect(decisions.every((d) => d.action === null)).toBe(true);
+          expect(decisions.at(-1)).toMatchObject({ phase: 'Refused', reason: 'AddressSharedWithOtherNode' });
         },
       ),
     },
