@@ -32,22 +32,28 @@ export type ClusterAccess = (typeof ClusterAccess)[keyof typeof ClusterAccess];
 
 const accessSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal(ClusterAccess.Eks), eksClusterName: z.string().min(1).max(100) }),
-  z.object({ kind: z.literal(ClusterAccess.KubeconfigSecret), secretArn: z.string().startsWith('arn:') }),
-  z.object({ kind: z.literal(ClusterAccess.KubeconfigFile), path: z.string().min(1) }),
+  z.object({
+    kind: z.literal(ClusterAccess.KubeconfigSecret),
+    secretArn: z.string().max(2048).startsWith('arn:'),
+  }),
+  z.object({ kind: z.literal(ClusterAccess.KubeconfigFile), path: z.string().min(1).max(4096) }),
 ]);
 export type ClusterAccessSettings = z.infer<typeof accessSchema>;
 
 /** A fence request without its target: what the triggers fill in for every run. */
 export const requestDefaultsSchema = fenceRequestSchema.omit({ node: true, cluster: true });
 
-const fromJson = z.string().transform((text, ctx) => {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'not JSON' });
-    return z.NEVER;
-  }
-});
+const fromJson = z
+  .string()
+  .max(16_384)
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'not JSON' });
+      return z.NEVER;
+    }
+  });
 
 export interface LambdaSettings {
   readonly cluster: string;
@@ -59,7 +65,10 @@ export interface LambdaSettings {
   readonly notReadyThresholdSeconds: number;
 }
 
-const region = z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'not an AWS region');
+const region = z
+  .string()
+  .max(32)
+  .regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'not an AWS region');
 
 /** Parses the environment; throws a ZodError naming every problem, so a misconfigured function fails at cold start. */
 export function parseLambdaSettings(env: Readonly<Record<string, string | undefined>>): LambdaSettings {
@@ -84,7 +93,7 @@ export function parseLambdaSettings(env: Readonly<Record<string, string | undefi
       : {}),
     access,
     ...(env[ENV.stateMachineArn]
-      ? { stateMachineArn: z.string().startsWith('arn:').parse(env[ENV.stateMachineArn]) }
+      ? { stateMachineArn: z.string().max(2048).startsWith('arn:').parse(env[ENV.stateMachineArn]) }
       : {}),
     requestDefaults: fromJson.pipe(requestDefaultsSchema).parse(defaults),
     notReadyThresholdSeconds: z.coerce
