@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BUNDLE_FILE, bundleFunction, FUNCTIONS } from '../infra/bundling.js';
+import { BUNDLE_FILE, bundleFunction, FUNCTIONS, NODE_OPTIONS } from '../infra/bundling.js';
 import { offlineFunctionEnv } from '../lab/offline-function-env.js';
 import { REPO_ROOT } from '../lab/paths.js';
 
@@ -18,7 +18,8 @@ const runs = Number(values.runs);
 const MB = 1024 * 1024;
 const dir = mkdtempSync(join(tmpdir(), 'kube-fencer-cold-start-'));
 
-const env = offlineFunctionEnv(dir, process.env);
+// As deployed: source maps applied to stack traces (they are read when the bundle loads).
+const env = { ...offlineFunctionEnv(dir, process.env), NODE_OPTIONS };
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const rows: string[][] = [];

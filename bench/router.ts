@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { routeTrigger, type TriggerDeps, type TriggerSettings } from '../lib/app/triggers.js';
 import { parseEvent } from '../lib/config/events.js';
 import { createCloudWatchMetrics, createLogger } from '../lib/observability/index.js';
+import { captureOutput } from '../test/support/output.js';
 import { bigHealthEvent, ISSUE_SHAPE } from '../test/unit/functions/support/big-event.js';
 import { FakeWorkflow, fakeDeps, REQUEST_DEFAULTS } from '../test/unit/functions/support/fakes.js';
 
@@ -23,26 +24,6 @@ const settings: TriggerSettings = {
 };
 const big = bigHealthEvent(ISSUE_SHAPE);
 
-/** Runs `fn` with stdout and stderr captured: what the logger and the metrics would have written. */
-async function captured<T>(fn: () => Promise<T>): Promise<{ value: T; out: string }> {
-  const streams = [process.stdout, process.stderr];
-  const writes = streams.map((s) => s.write.bind(s));
-  let out = '';
-  for (const stream of streams) {
-    stream.write = ((chunk: string | Uint8Array) => {
-      out += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-      return true;
-    }) as typeof stream.write;
-  }
-  try {
-    return { value: await fn(), out };
-  } finally {
-    streams.forEach((s, i) => {
-      s.write = writes[i] as typeof s.write;
-    });
-  }
-}
-
 const samples: {
   ms: number;
   started: number;
@@ -55,7 +36,7 @@ for (let i = 0; i < runs; i++) {
   const workflow = new FakeWorkflow();
   const fake = fakeDeps({ nodes: big.nodes }, workflow);
   const deps: TriggerDeps = { ...fake.deps, log: createLogger(), metrics: createCloudWatchMetrics() };
-  const { out } = await captured(async () => {
+  const { text: out } = await captureOutput(async () => {
     const t = performance.now();
     await routeTrigger(deps, settings, parseEvent(big.event));
     samples.push({

@@ -6,8 +6,8 @@ import { Ec2ComputeFencer } from './adapters/aws-ec2/index.js';
 import type { ApiEndpoint } from './adapters/kubernetes/api/endpoint.js';
 import { KubeCluster } from './adapters/kubernetes/index.js';
 import type { FencerDeps } from './app/deps.js';
-import { createLogger, InMemoryMetrics } from './observability/index.js';
-import type { AuditLog, Metrics } from './ports/audit.js';
+import { type AppLogger, createLogger, InMemoryMetrics } from './observability/index.js';
+import type { Metrics } from './ports/audit.js';
 import type { ComputeFencer } from './ports/compute-fencer.js';
 import type { ComputeProviders } from './ports/compute-providers.js';
 
@@ -18,8 +18,11 @@ export interface FencerConfig {
   readonly region: string;
   /** The AWS account that must own the instances; unchecked when absent. */
   readonly accountId?: string;
-  readonly log?: AuditLog;
+  /** The use cases' log; the adapters log through it too (a failed Event write, a power-off request). */
+  readonly log?: AppLogger;
   readonly metrics?: Metrics;
+  /** Who writes the Kubernetes Events, e.g. the Lambda function's name. @default the host name */
+  readonly reportingInstance?: string;
 }
 
 /** Routes a providerID to the compute fencer that owns it. */
@@ -36,12 +39,16 @@ export class ProviderRegistry implements ComputeProviders {
 
 /** Builds the use cases' dependencies from configuration. */
 export function composeDeps(config: FencerConfig): FencerDeps {
-  const ec2 = new Ec2ComputeFencer({ region: config.region, accountId: config.accountId });
+  const log = config.log ?? createLogger();
+  const ec2 = new Ec2ComputeFencer({ region: config.region, accountId: config.accountId, logger: log });
   return {
-    cluster: new KubeCluster(config.endpoint),
+    cluster: new KubeCluster(config.endpoint, {
+      logger: log,
+      ...(config.reportingInstance ? { reportingInstance: config.reportingInstance } : {}),
+    }),
     compute: new ProviderRegistry(new Map<string, ComputeFencer>([['aws', ec2]])),
     clock: { now: () => new Date() },
-    log: config.log ?? createLogger(),
+    log,
     metrics: config.metrics ?? new InMemoryMetrics(),
   };
 }

@@ -30,7 +30,11 @@ export interface ClusterFencerProps {
 
 /** The step function's timeout; the Task state allows 30 s more. */
 export const STEP_TIMEOUT = Duration.seconds(60);
-export const TRIGGER_TIMEOUT = Duration.seconds(60);
+/**
+ * A trigger's timeout: room for describing the EKS cluster and starting a run, each with all its
+ * retries (test/infra/timeouts.test.ts); an event cut short is delivered again and finds its runs.
+ */
+export const TRIGGER_TIMEOUT = Duration.seconds(90);
 /** A full sweep of 20,000 VolumeAttachments takes seconds; two minutes leaves room for slow APIs. */
 export const SWEEP_TIMEOUT = Duration.minutes(2);
 

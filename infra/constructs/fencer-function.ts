@@ -13,7 +13,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../lib/observability/index.js';
-import { BUNDLE_FILE, type FunctionName } from '../bundling.js';
+import { BUNDLE_FILE, type FunctionName, NODE_OPTIONS } from '../bundling.js';
 
 /** The repository root: entries and the lock file are found from here. */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -91,6 +91,7 @@ export class FencerFunction extends Construct {
       environment: {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        NODE_OPTIONS,
         ...props.environment,
       },
     });

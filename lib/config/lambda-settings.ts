@@ -3,7 +3,11 @@
  * sets them (infra/constructs/fencer-function.ts); a test sets them to point at the lab.
  */
 import * as z from 'zod';
+import { DEFAULT_MAX_RUNS_PER_EVENT } from '../app/trigger-types.js';
 import { clusterName, fenceRequestSchema } from './fence-request.js';
+
+/** Runs one event may start: at least one, and few enough that an event never starts a fleet's worth. */
+export const maxRunsPerEventSchema = z.coerce.number().int().min(1).max(1000);
 
 /** The environment variable names: the CDK stack and the handlers share them. */
 export const ENV = {
@@ -16,6 +20,7 @@ export const ENV = {
   stateMachineArn: 'FENCER_STATE_MACHINE_ARN',
   requestDefaults: 'FENCER_REQUEST_DEFAULTS',
   notReadyThresholdSeconds: 'FENCER_NOT_READY_THRESHOLD_SECONDS',
+  maxRunsPerEvent: 'FENCER_MAX_RUNS_PER_EVENT',
   logLevel: 'POWERTOOLS_LOG_LEVEL',
 } as const;
 
@@ -63,6 +68,8 @@ export interface LambdaSettings {
   readonly stateMachineArn?: string;
   readonly requestDefaults: z.infer<typeof requestDefaultsSchema>;
   readonly notReadyThresholdSeconds: number;
+  /** Runs one event may start (lib/app/triggers.ts). */
+  readonly maxRunsPerEvent: number;
 }
 
 const region = z
@@ -102,5 +109,6 @@ export function parseLambdaSettings(env: Readonly<Record<string, string | undefi
       .min(30)
       .max(86_400)
       .parse(env[ENV.notReadyThresholdSeconds] ?? 180),
+    maxRunsPerEvent: maxRunsPerEventSchema.parse(env[ENV.maxRunsPerEvent] ?? DEFAULT_MAX_RUNS_PER_EVENT),
   };
 }

@@ -79,6 +79,10 @@ export const stepStateSchema = z
     attempts: z.object({ count: z.number().int().min(0) }).strict(),
     history: runHistorySchema.nullish().transform((h) => h ?? null),
     decision: stepDecisionSchema.nullish().transform((d) => d ?? null),
+    notification: z
+      .object({ subject: z.string().max(99) })
+      .strict()
+      .optional(),
   })
   .strict();
 export type StepState = z.infer<typeof stepStateSchema>;

@@ -22,8 +22,14 @@ export function synth(clusters: unknown[], options: { bundle?: boolean } = {}) {
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-/** A placeholder for a CloudFormation token: a plausible ARN for GetAtt/Ref of a resource. */
-function placeholder(token: Record<string, Json>, resources: Record<string, { Type: string }>): string {
+type Mappings = Record<string, Record<string, Record<string, string>>>;
+
+/** A placeholder for a CloudFormation token: a pseudo parameter, a mapping's value, a plausible ARN for GetAtt/Ref. */
+function placeholder(
+  token: Record<string, Json>,
+  resources: Record<string, { Type: string }>,
+  mappings: Mappings = {},
+): string {
   const pseudo: Record<string, string> = {
     'AWS::Partition': 'aws',
     'AWS::Region': TEST_REGION,
@@ -32,6 +38,14 @@ function placeholder(token: Record<string, Json>, resources: Record<string, { Ty
   };
   const ref = token.Ref as string | undefined;
   if (ref && pseudo[ref]) return pseudo[ref];
+  const inMap = token['Fn::FindInMap'] as [string, Json, string] | undefined;
+  if (inMap) {
+    const [map, key, attribute] = inMap;
+    const top = typeof key === 'string' ? key : placeholder(key as Record<string, Json>, resources, mappings);
+    const value = mappings[map]?.[top]?.[attribute];
+    if (value === undefined) throw new Error(`no mapping value for ${JSON.stringify(token)}`);
+    return value;
+  }
   const id = ref ?? (token['Fn::GetAtt'] as string[] | undefined)?.[0];
   const type = id ? resources[id]?.Type : undefined;
   switch (type) {
@@ -51,6 +65,7 @@ export function stateMachineDefinition(
 ): Record<string, Json> {
   const json = template.toJSON() as {
     Resources: Record<string, { Type: string; Properties: Record<string, Json> }>;
+    Mappings?: Mappings;
   };
   const machines = Object.entries(json.Resources).filter(
     ([id, r]) =>
@@ -64,7 +79,9 @@ export function stateMachineDefinition(
       ? definition
       : ((definition as { 'Fn::Join': [string, Json[]] })['Fn::Join'][1] ?? [])
           .map((part) =>
-            typeof part === 'string' ? part : placeholder(part as Record<string, Json>, json.Resources),
+            typeof part === 'string'
+              ? part
+              : placeholder(part as Record<string, Json>, json.Resources, json.Mappings),
           )
           .join('');
   return JSON.parse(text) as Record<string, Json>;
