@@ -13,6 +13,12 @@ const ack = (scope: IConstruct, id: string, reason: string) =>
 const logicalId = (scope: IConstruct): string =>
   Stack.of(scope).getLogicalId(scope.node.defaultChild as CfnElement);
 
+/** The partition as cdk-nag prints it: a literal when the stack's region is known (partition literals), or the pseudo parameter. */
+const partition = (scope: IConstruct): string => {
+  const p = Stack.of(scope).partition;
+  return Token.isUnresolved(p) ? '<AWS::Partition>' : p;
+};
+
 /** `<region>:<account>` as cdk-nag prints it in a finding: the literal, or the pseudo parameter. */
 const regionAccount = (scope: IConstruct): string => {
   const { region, account } = Stack.of(scope);
@@ -42,7 +48,7 @@ export function acknowledgeClusterFindings(fencer: ClusterFencer): void {
     if (fn !== fencer.sweep) ack(fn, 'AwsSolutions-IAM5[Resource::*]', XRAY);
     ack(
       fn,
-      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:${regionAccount(fencer)}:execution:<${logicalId(fencer.workflow.stateMachine)}.Name>:*]`,
+      `AwsSolutions-IAM5[Resource::arn:${partition(fencer)}:states:${regionAccount(fencer)}:execution:<${logicalId(fencer.workflow.stateMachine)}.Name>:*]`,
       'DescribeExecution on the executions of this cluster’s own state machine only; execution names are made at run time (a duplicate trigger must find the run it duplicates).',
     );
   }
@@ -53,7 +59,7 @@ export function acknowledgeClusterFindings(fencer: ClusterFencer): void {
   );
   ack(
     fencer.step,
-    `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:${regionAccount(fencer)}:instance/*]`,
+    `AwsSolutions-IAM5[Resource::arn:${partition(fencer)}:ec2:${regionAccount(fencer)}:instance/*]`,
     'ec2:StopInstances (and TerminateInstances when allowed) is limited by the aws:ResourceTag/kubernetes.io/cluster/<name> condition to the instances of this cluster; their ids are not known at deploy time.',
   );
   if (fencer.kubectlProvider) acknowledgeKubectlProvider(fencer.kubectlProvider);

@@ -2,6 +2,7 @@
  * Synthesizes the kube-fencer stack in-process for tests, and turns the state machine's
  * DefinitionString (an Fn::Join over Refs and GetAtts) into the ASL JSON it deploys as.
  */
+import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { parseClusters } from '../../infra/config.js';
@@ -10,9 +11,18 @@ import { KubeFencerStack } from '../../infra/fencer-stack.js';
 export const TEST_ACCOUNT = '123456789012';
 export const TEST_REGION = 'us-east-1';
 
+/** The app's context in cdk.json: its feature flags, so tests synthesize what `cdk synth` does. */
+export const CDK_JSON_CONTEXT = (
+  JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
+    context: Record<string, unknown>;
+  }
+).context;
+
 /** Synthesizes with the given cluster configs (raw, as in cdk.json). Bundling is skipped unless asked for. */
 export function synth(clusters: unknown[], options: { bundle?: boolean } = {}) {
-  const app = new App({ context: options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({
+    context: { ...CDK_JSON_CONTEXT, ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },
+  });
   const stack = new KubeFencerStack(app, 'KubeFencer', {
     clusters: parseClusters(clusters),
     env: { account: TEST_ACCOUNT, region: TEST_REGION },
