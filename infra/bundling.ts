@@ -11,7 +11,7 @@ import { type BuildResult, build, type Metafile, type Plugin } from 'esbuild';
 export const NODE_OPTIONS = '--enable-source-maps';
 
 /** The handler folders under functions/. */
-export const FUNCTIONS = ['step', 'event-router', 'health-check', 'manual', 'sweep'] as const;
+export const FUNCTIONS = ['step', 'event-router', 'health-check', 'manual', 'sweep', 'alarm-sync'] as const;
 export type FunctionName = (typeof FUNCTIONS)[number];
 
 /** The bundle's file name in the asset; the Lambda handler is `index.handler`. */

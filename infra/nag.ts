@@ -30,11 +30,27 @@ const XRAY =
 
 /** Acknowledges the findings of one cluster's fencer. */
 export function acknowledgeClusterFindings(fencer: ClusterFencer): void {
-  for (const fn of [fencer.step, fencer.router, fencer.healthCheck, fencer.manual, fencer.sweep]) {
+  for (const fn of fencer.functions) {
     ack(
       fn,
       'AwsSolutions-L1',
       'Node.js 22 is pinned on purpose: it is the runtime the tests and bench/cold-start.ts run on (package.json engines). A newer runtime is a tested change, not a default.',
+    );
+    if (fencer.placement) {
+      ack(
+        fn,
+        `AwsSolutions-IAM5[Resource::arn:${partition(fencer)}:ec2:${regionAccount(fencer)}:network-interface/*]`,
+        'Lambda creates and deletes the function’s network interfaces in the VPC with its role; their ids are made at run time. Creation is limited to the configured subnets and security groups; ec2:DescribeNetworkInterfaces and DescribeSubnets support no resource-level permissions.',
+      );
+    }
+  }
+  if (fencer.statusCheckAlarms) {
+    const fn = fencer.statusCheckAlarms.function;
+    ack(fn, 'AwsSolutions-IAM5[Resource::*]', XRAY);
+    ack(
+      fn,
+      `AwsSolutions-IAM5[Resource::arn:${partition(fencer)}:cloudwatch:${regionAccount(fencer)}:alarm:kube-fencer-${fencer.cluster}-status-*]`,
+      'The alarms of this cluster only, by their name prefix; one alarm per node instance, whose ids are known only at run time.',
     );
   }
   ack(
@@ -92,10 +108,15 @@ function acknowledgeKubectlProvider(provider: IConstruct): void {
 }
 
 /** Acknowledges the stack-level findings. */
-export function acknowledgeStackFindings(deadLetterQueue: IConstruct): void {
+export function acknowledgeStackFindings(deadLetterQueue: IConstruct, failedInvocations: IConstruct): void {
   ack(
     deadLetterQueue,
     'AwsSolutions-SQS3',
     'This queue is itself the dead-letter queue of the EventBridge rule targets.',
+  );
+  ack(
+    failedInvocations,
+    'AwsSolutions-SQS3',
+    'This queue is itself the on-failure destination of the functions’ asynchronous invocations; its messages are read by a human (RUNBOOK.md), not consumed.',
   );
 }

@@ -89,7 +89,8 @@ export async function startForNode(
     outcome = await startRun(deps.workflow, request, incident, trigger);
   } catch (error) {
     const message = clip((error as Error).message ?? String(error), 512);
-    deps.metrics.count('RunStartsFailed', { source: origin.source });
+    // No source dimension: an alarm watches this count, and alarms cannot sum over dimensions.
+    deps.metrics.count('RunStartsFailed');
     deps.log.error('fencing run not started', {
       node: node.name,
       runName: runName(request, incident),

@@ -147,7 +147,7 @@ describe('the event router, given an AWS Health event naming 20,000 instances of
     expect(lines.filter((l) => l.level === 'error' && l.message === 'fencing run not started')).toHaveLength(
       2,
     );
-    expect(metrics.counts.get('RunStartsFailed source=aws-health')).toBe(2);
+    expect(metrics.counts.get('RunStartsFailed')).toBe(2);
     expect(() => failIfStartsFailed(outcomes)).toThrow(RunStartError);
 
     // The event delivered again (Lambda's retry): the started runs are found, the failed ones start now.
