@@ -12,7 +12,7 @@ import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { RejectReason } from '../../lib/app/trigger-types.js';
+import { EVENT_CAP_REASON } from '../../lib/config/events.js';
 import { Reason } from '../../lib/domain/reasons.js';
 import { CLUSTER_DIMENSION, METRICS_NAMESPACE, SERVICE_NAME } from '../../lib/observability/index.js';
 import type { ClusterFencer } from './cluster-fencer.js';
@@ -116,7 +116,7 @@ export class Monitoring extends Construct {
         description: `REFUSAL: ${c} fencing stood down, too many nodes are unhealthy at once (likely a partition).`,
       },
       TooManyNodesInEvent: {
-        metric: m('FencingReasons', { reason: RejectReason.TooManyNodesInEvent }),
+        metric: m('FencingReasons', { reason: EVENT_CAP_REASON }),
         description: `REFUSAL: one event named more ${c} nodes than one event may fence; the rest were not started.`,
       },
       RunStartsFailed: {

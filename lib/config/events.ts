@@ -24,6 +24,9 @@ export const STATUS_CHECK_METRICS = [
   'StatusCheckFailed_Instance',
 ] as const;
 
+/** The refusal counted once for an event naming more nodes than one event may start runs for. */
+export const EVENT_CAP_REASON = RejectReason.TooManyNodesInEvent;
+
 /** EC2 instance states that mean the instance is already off. */
 export const POWERED_OFF_STATES = ['stopped', 'terminated'] as const;
 
