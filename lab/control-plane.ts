@@ -60,6 +60,11 @@ function writeAuditPolicy(runDir: string, users: readonly string[]): string {
       'kind: Policy',
       'omitStages: [RequestReceived]',
       'rules:',
+      // The CLI's access reviews (its preflight) store nothing: questions, not writes, left out of the log.
+      '  - level: None',
+      '    resources:',
+      '      - {group: authorization.k8s.io, resources: [selfsubjectaccessreviews]}',
+      '      - {group: authentication.k8s.io, resources: [selfsubjectreviews]}',
       '  - level: Metadata',
       `    users: [${users.join(', ')}]`,
       '  - level: None',

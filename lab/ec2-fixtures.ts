@@ -55,6 +55,10 @@ export interface ClusterInstance {
   readonly zone: string;
   /** The node's `spec.providerID`: `aws:///<zone>/<instanceId>`. */
   readonly providerId: string;
+  /** PrivateIpAddress: what a kubelet on the instance reports as its `InternalIP`. */
+  readonly privateIp: string;
+  /** PrivateDnsName, e.g. `ip-10-29-187-74.ec2.internal`: its `InternalDNS` and `Hostname`. */
+  readonly privateDnsName: string;
 }
 
 /** Runs one instance in `zone`, tagged `kubernetes.io/cluster/<cluster>=owned` and `Name=<name>`. */
@@ -81,12 +85,18 @@ export async function createClusterInstance(
   if (!instance?.InstanceId || !instance.LaunchTime) {
     throw new Ec2EmulatorError(`${COMPONENT}: RunInstances returned no instance`);
   }
-  const { InstanceId: instanceId } = instance;
+  const { InstanceId: instanceId, PrivateIpAddress: privateIp, PrivateDnsName: privateDnsName } = instance;
+  // The fencer checks a node's addresses against these, so a lab without them would test nothing.
+  if (!privateIp || !privateDnsName) {
+    throw new Ec2EmulatorError(`${COMPONENT}: RunInstances returned ${instanceId} without a private address`);
+  }
   return {
     instanceId,
     launchTime: instance.LaunchTime.toISOString(),
     zone: input.zone,
     providerId: `aws:///${input.zone}/${instanceId}`,
+    privateIp,
+    privateDnsName,
   };
 }
 

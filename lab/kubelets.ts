@@ -19,7 +19,21 @@ export interface SimulatedNode {
   readonly zone: string;
   readonly region: string;
   readonly providerID: string;
+  /** The instance's PrivateIpAddress, posted as the node's `InternalIP`. */
+  readonly privateIp: string;
+  /** The instance's PrivateDnsName, posted as the node's `InternalDNS` and `Hostname`. */
+  readonly privateDnsName: string;
 }
+
+/**
+ * `status.addresses` as a kubelet on EC2 posts them (the AWS cloud provider's node addresses): the
+ * machine's private IP and its private DNS name, which is also the host name.
+ */
+export const nodeAddresses = (node: Pick<SimulatedNode, 'privateIp' | 'privateDnsName'>) => [
+  { type: 'InternalIP', address: node.privateIp },
+  { type: 'InternalDNS', address: node.privateDnsName },
+  { type: 'Hostname', address: node.privateDnsName },
+];
 
 type NodeMode = 'alive' | 'silent';
 
@@ -203,6 +217,7 @@ export class KubeletFleet {
 
   private async postStatus(name: string, volumesInUse: string[]): Promise<void> {
     const now = new Date().toISOString();
+    const node = this.requireNode(name);
     // Strategic merge on conditions (by type) and volumesInUse only: volumesAttached belongs to the
     // attach-detach controller and must never be written here.
     await this.core.patchNodeStatus(
@@ -212,6 +227,8 @@ export class KubeletFleet {
           status: {
             capacity: { cpu: '4', memory: '8Gi', pods: '110' },
             allocatable: { cpu: '4', memory: '8Gi', pods: '110' },
+            // Merged by type, so every heartbeat re-asserts the machine's addresses, as a kubelet does.
+            addresses: nodeAddresses(node),
             conditions: [
               {
                 type: 'Ready',

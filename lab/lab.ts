@@ -25,6 +25,7 @@ import {
   startInstance,
   stopInstance,
 } from './ec2-emulator.js';
+import { type Ec2Faults, startEc2Faults } from './ec2-faults/index.js';
 import { KubeletFleet, type SimulatedNode } from './kubelets.js';
 import { applyManifest } from './manifests.js';
 import { cacheRoot, REPO_ROOT } from './paths.js';
@@ -53,6 +54,10 @@ export interface LabOptions {
   readonly onStep?: (message: string) => void;
 }
 
+/**
+ * A lab worker: its Node name, its instance (id, zone, providerID) and the instance's private IP and
+ * DNS name as the EC2 emulator assigned them, which its kubelet posts as `status.addresses`.
+ */
 export interface LabNode extends SimulatedNode {}
 
 /** The fields of a kube-apiserver audit event that tests look at. */
@@ -80,9 +85,15 @@ export interface Lab {
   readonly endpoint: ApiEndpoint;
   /** Kubeconfig of user `kube-fencer`: only what deploy/rbac.yaml grants, and every request audited. */
   readonly fencerKubeconfigPath: string;
-  /** Environment for running `fencer` against this lab (EC2 endpoint, region, credentials, cluster). */
+  /**
+   * Environment for running `fencer` against this lab (region, credentials, cluster). Its EC2 endpoint
+   * is the fault injector in front of the emulator, so tests can stage what moto cannot and see every call.
+   */
   readonly fencerEnv: Readonly<Record<string, string>>;
+  /** The emulator itself (moto), for the lab's own setup and for checking the truth. */
   readonly ec2: { readonly endpoint: string; readonly region: string; readonly client: EC2Client };
+  /** The EC2 fault injector the fencer talks to: faults to inject, and the log of the fencer's calls. */
+  readonly ec2Faults: Ec2Faults;
   readonly nodes: readonly LabNode[];
   /** The lab's processes (the simulated kubelets run inside the caller's process). */
   readonly components: readonly { readonly name: string; readonly pid: number; readonly logFile: string }[];
@@ -101,7 +112,7 @@ export interface Lab {
   identityKubeconfigPath(user: string): string;
   /** The API server's audit events for an extra identity, oldest first. */
   requestsBy(user: string): readonly AuditEvent[];
-  /** Path of a component's log file (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, csi-attacher, csi-controller, ec2-emulator, kubelets). */
+  /** Path of a component's log file (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, csi-attacher, csi-controller, ec2-emulator, ec2-faults, kubelets). */
   logFile(component: string): string;
   readLog(component: string): string;
   stop(): Promise<void>;
@@ -178,6 +189,11 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       rmSync(emulatorPidFile, { force: true });
     });
     processes.push(...controlPlane.processes);
+    const ec2Faults = await startEc2Faults({
+      target: emulator.endpoint,
+      logFile: join(logDir, 'ec2-faults.log'),
+    });
+    stoppers.push(ec2Faults.stop);
     const ec2 = ec2ClientFor(emulator);
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(controlPlane.kubeconfigPath);
@@ -186,8 +202,20 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     for (let i = 0; i < count; i++) {
       const name = nodeName(i);
       const zone = zones[i % zones.length] ?? `${region}a`;
-      const { instanceId } = await createClusterInstance(ec2, { cluster, zone, name });
-      nodes.push({ name, instanceId, zone, region, providerID: `aws:///${zone}/${instanceId}` });
+      const { instanceId, privateIp, privateDnsName } = await createClusterInstance(ec2, {
+        cluster,
+        zone,
+        name,
+      });
+      nodes.push({
+        name,
+        instanceId,
+        zone,
+        region,
+        providerID: `aws:///${zone}/${instanceId}`,
+        privateIp,
+        privateDnsName,
+      });
     }
 
     await applyManifest(kubeConfig, join(REPO_ROOT, 'deploy', 'rbac.yaml'));
@@ -234,13 +262,14 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       endpoint: kubeConfigEndpoint(kubeConfig),
       fencerKubeconfigPath: controlPlane.fencerKubeconfigPath,
       fencerEnv: {
-        AWS_ENDPOINT_URL_EC2: emulator.endpoint,
+        AWS_ENDPOINT_URL_EC2: ec2Faults.endpoint,
         AWS_REGION: region,
         AWS_ACCESS_KEY_ID: emulator.accessKeyId,
         AWS_SECRET_ACCESS_KEY: emulator.secretAccessKey,
         FENCER_CLUSTER: cluster,
       },
       ec2: { endpoint: emulator.endpoint, region, client: ec2 },
+      ec2Faults,
       nodes,
       components: [
         ...processes.map((p) => ({ name: p.name, pid: p.pid, logFile: p.logFile })),

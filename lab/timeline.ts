@@ -21,7 +21,14 @@ export interface TimelineEntry {
   readonly what: string;
 }
 
-type Snapshot = Record<string, string>;
+export type Snapshot = Record<string, string>;
+
+/** What an object looked like from `at` on (`null`: deleted), for drawing the incident (timeline-picture.ts). */
+export interface ObjectState {
+  readonly at: Date;
+  readonly object: string;
+  readonly snapshot: Snapshot | null;
+}
 
 const shortUid = (uid?: string): string => (uid ? uid.slice(0, 4) : '????');
 
@@ -57,6 +64,7 @@ function describeVa(o: V1VolumeAttachment): Snapshot {
  */
 export class Timeline {
   readonly entries: TimelineEntry[] = [];
+  readonly states: ObjectState[] = [];
   private readonly started = new Date();
   private readonly last = new Map<string, Snapshot>();
   private readonly informers: Informer<KubernetesObject>[] = [];
@@ -132,6 +140,7 @@ export class Timeline {
 
   private observe(key: string, now: Snapshot | null): void {
     const before = this.last.get(key);
+    if (now !== null || before) this.states.push({ at: new Date(), object: key, snapshot: now });
     if (now === null) {
       if (before) this.note(key, 'deleted');
       this.last.delete(key);

@@ -2,7 +2,8 @@
  * The composition root: the only module that builds SDK clients and adapters and hands them to the
  * use cases. The CLI and every Lambda handler start here.
  */
-import { Ec2ComputeFencer } from './adapters/aws-ec2/index.js';
+import type { AwsCredentialsProvider } from './adapters/aws-ec2/credentials.js';
+import { createEc2Client, Ec2ComputeFencer } from './adapters/aws-ec2/index.js';
 import type { ApiEndpoint } from './adapters/kubernetes/api/endpoint.js';
 import { KubeCluster } from './adapters/kubernetes/index.js';
 import type { FencerDeps } from './app/deps.js';
@@ -18,6 +19,8 @@ export interface FencerConfig {
   readonly region: string;
   /** The AWS account that must own the instances; unchecked when absent. */
   readonly accountId?: string;
+  /** AWS credentials already resolved (the CLI checks them before acting). @default the SDK's default chain */
+  readonly awsCredentials?: AwsCredentialsProvider;
   /** The use cases' log; the adapters log through it too (a failed Event write, a power-off request). */
   readonly log?: AppLogger;
   readonly metrics?: Metrics;
@@ -40,7 +43,13 @@ export class ProviderRegistry implements ComputeProviders {
 /** Builds the use cases' dependencies from configuration. */
 export function composeDeps(config: FencerConfig): FencerDeps {
   const log = config.log ?? createLogger();
-  const ec2 = new Ec2ComputeFencer({ region: config.region, accountId: config.accountId, logger: log });
+  const credentials = config.awsCredentials ? { credentials: config.awsCredentials } : {};
+  const ec2 = new Ec2ComputeFencer({
+    region: config.region,
+    accountId: config.accountId,
+    client: createEc2Client(config.region, credentials),
+    logger: log,
+  });
   return {
     cluster: new KubeCluster(config.endpoint, {
       logger: log,

@@ -1,6 +1,30 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
-import { startLab } from '../../lab/lab.js';
-import { fencerCureStep, manualCureStep, replayIncident } from '../../lab/scenarios/replay.js';
+import { timelineOutOption } from '../options.js';
+import { UsageError } from '../usage.js';
+
+/** The lab runs from a checkout: its Go modules, CSI driver and manifests are not in an installed package. */
+async function loadLab() {
+  // The lab's Kubernetes client needs Node.js 22 (npm run demo runs the project's own, pinned).
+  if (Number(process.versions.node.split('.')[0]) < 22) {
+    throw new UsageError(
+      `fencer demo needs Node.js 22 or newer (this is ${process.version}): run npm run demo`,
+    );
+  }
+  const { REPO_ROOT } = await import('../../lab/paths.js');
+  if (!existsSync(join(REPO_ROOT, 'lab', 'go', 'k8s', 'go.mod'))) {
+    throw new UsageError(
+      'fencer demo runs the local lab from a checkout of the repository: clone it, then npm ci && npm run demo',
+    );
+  }
+  const [{ startLab }, replay, { demoPicture }] = await Promise.all([
+    import('../../lab/lab.js'),
+    import('../../lab/scenarios/replay.js'),
+    import('../../lab/timeline-picture.js'),
+  ]);
+  return { startLab, demoPicture, ...replay };
+}
 
 /** `fencer demo`: replays the Multi-Attach incident in the local lab and prints its timeline. */
 export function registerDemo(program: Command): void {
@@ -14,7 +38,9 @@ export function registerDemo(program: Command): void {
       '--manual',
       'cure by hand as in the article (stop the instance, taint the node) instead of with the fencer',
     )
-    .action(async (options: { quiet?: boolean; manual?: boolean }) => {
+    .addOption(timelineOutOption())
+    .action(async (options: { quiet?: boolean; manual?: boolean; timelineOut?: string }) => {
+      const { startLab, demoPicture, fencerCureStep, manualCureStep, replayIncident } = await loadLab();
       const out = (line: string) => process.stdout.write(`${line}\n`);
       out(
         'kube-fencer demo: starting the lab (etcd, kube-apiserver, kube-controller-manager, kube-scheduler,',
@@ -29,9 +55,13 @@ export function registerDemo(program: Command): void {
         const result = await replayIncident(lab, cure, options.quiet ? undefined : out);
         if (options.quiet) out(result.timeline.render());
         out('');
-        out(
-          `The replacement pod was stuck on Multi-Attach until the cure; it ran ${result.recoverySeconds.toFixed(1)} s after the cure began.`,
-        );
+        const summary = `The replacement pod was stuck on Multi-Attach until the cure; it ran ${result.recoverySeconds.toFixed(1)} s after the cure began.`;
+        out(summary);
+        if (options.timelineOut) {
+          const { writeTimeline } = await import('../timeline/write.js');
+          writeTimeline(options.timelineOut, demoPicture(lab, result.timeline, 'node-a', summary));
+          out(`The incident's picture: ${options.timelineOut}`);
+        }
       } finally {
         await lab.stop();
       }

@@ -25,14 +25,22 @@ export interface StatefulApp {
 
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
+/** Where the app runs and how its pod tolerates taints. */
+export interface StatefulAppOptions {
+  readonly name?: string;
+  readonly onNode: string;
+  /**
+   * The pod tolerates the out-of-service taint for good (some operators' pods do): the taint never
+   * evicts it, so it keeps its volume on a fenced node until someone deletes it.
+   */
+  readonly toleratesOutOfService?: boolean;
+}
+
 /**
  * Creates the StorageClass (WaitForFirstConsumer), an EBS volume in the emulator with its PV, and a
  * StatefulSet whose pod lands on `onNode` (the other nodes are cordoned until it is placed).
  */
-export async function deployStatefulApp(
-  lab: Lab,
-  options: { name?: string; onNode: string },
-): Promise<StatefulApp> {
+export async function deployStatefulApp(lab: Lab, options: StatefulAppOptions): Promise<StatefulApp> {
   const name = options.name ?? 'db';
   const namespace = 'default';
   const core = lab.kubeConfig.makeApiClient(CoreV1Api);
@@ -97,6 +105,9 @@ export async function deployStatefulApp(
             metadata: { labels: { app: name } },
             spec: {
               terminationGracePeriodSeconds: 30,
+              ...(options.toleratesOutOfService
+                ? { tolerations: [{ key: 'node.kubernetes.io/out-of-service', operator: 'Exists' }] }
+                : {}),
               containers: [
                 {
                   name: 'postgres',

@@ -1,21 +1,30 @@
 import { Phase } from '../domain/phases.js';
+import { Reason } from '../domain/reasons.js';
 import type { FencerDeps } from './deps.js';
 import type { StepDecision } from './outcome.js';
 
 const WARNING_PHASES: ReadonlySet<string> = new Set([Phase.Refused, Phase.Failed]);
 
+/** Where the audit may write: a dry run, or a node that does not exist, gets no Event (safety.md 8, 10). */
+export interface AuditScope {
+  readonly node: string;
+  /** Events may be written on the node: not a dry run, and the node exists. */
+  readonly writeEvents: boolean;
+}
+
 /**
  * The audit trail of one step (safety.md rule 9): a structured log line always, a Kubernetes Event
- * on the Node for each phase change and each refusal or failure, and metrics.
+ * on the Node for each phase change and each refusal or failure (unless the scope forbids writing),
+ * and metrics.
  */
 export async function audit(
   deps: FencerDeps,
-  node: string,
+  scope: AuditScope,
   previous: StepDecision | null,
   step: StepDecision,
 ): Promise<void> {
   const fields = {
-    node,
+    node: scope.node,
     phase: step.phase,
     outcome: step.outcome,
     reason: step.reason,
@@ -31,9 +40,9 @@ export async function audit(
 
   const phaseChanged = previous?.phase !== step.phase;
   const newReason = step.reason !== null && previous?.reason !== step.reason;
-  if (phaseChanged || newReason || step.action !== null) {
+  if (scope.writeEvents && (phaseChanged || newReason || step.action !== null)) {
     const warning = WARNING_PHASES.has(step.phase);
-    await deps.cluster.recordNodeEvent(node, {
+    await deps.cluster.recordNodeEvent(scope.node, {
       type: warning ? 'Warning' : 'Normal',
       reason: `Fencing${step.phase}`,
       message: [step.reason, step.message, step.actionResult].filter(Boolean).join(': ').slice(0, 1000),
@@ -42,4 +51,42 @@ export async function audit(
   }
   if (step.done) deps.metrics.count('FencingRuns', { outcome: step.outcome });
   if (step.reason !== null && newReason) deps.metrics.count('FencingReasons', { reason: step.reason });
+}
+
+/**
+ * The audit trail of a step that threw before it could decide or record (safety.md rule 9): logged
+ * with its error name, counted, and an Event `FencingError` on the node when it exists and the run
+ * may write. Best effort: the original error is what the caller rethrows.
+ */
+export async function auditError(
+  deps: FencerDeps,
+  node: string,
+  mayWrite: boolean,
+  error: unknown,
+): Promise<void> {
+  const e = error as Error;
+  const name = e?.name ?? 'Error';
+  const message = e?.message ?? String(error);
+  deps.log.error('step failed before it could decide', {
+    node,
+    reason: Reason.StepError,
+    error: name,
+    message,
+  });
+  deps.metrics.count('FencingErrors', { error: name });
+  if (!mayWrite) return;
+  try {
+    if ((await deps.cluster.getNode(node)) === null) return;
+    await deps.cluster.recordNodeEvent(node, {
+      type: 'Warning',
+      reason: 'FencingError',
+      message: `${Reason.StepError}: ${name}: ${message}`.slice(0, 1000),
+      action: 'Observe',
+    });
+  } catch (eventError) {
+    deps.log.warn('could not record the step failure on the node', {
+      node,
+      error: (eventError as Error)?.name,
+    });
+  }
 }

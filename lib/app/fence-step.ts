@@ -1,14 +1,17 @@
+import { type Action, ActionKind } from '../domain/action.js';
 import { decide } from '../domain/decide.js';
+import type { Decision } from '../domain/decision.js';
 import { type RunHistory, record } from '../domain/history.js';
 import type { Observation } from '../domain/observation.js';
 import { Phase } from '../domain/phases.js';
 import { describeReason, Reason } from '../domain/reasons.js';
 import type { FenceRequest } from '../domain/request.js';
+import { CLAIM_TTL_SECONDS, ClaimTtlSeconds } from '../domain/timing.js';
 import type { ClaimResult } from '../ports/cluster.js';
-import { perform } from './act.js';
-import { audit } from './audit.js';
+import { type ActionResult, perform } from './act.js';
+import { type AuditScope, audit, auditError } from './audit.js';
 import type { FencerDeps } from './deps.js';
-import { observe } from './observe.js';
+import { type Observed, observe, PROVIDER_BUDGET_MS, withFreshNode } from './observe.js';
 import { RunOutcome, type StepDecision, stepDecision } from './outcome.js';
 
 /** The state a fence run carries from step to step (in Step Functions, the execution's JSON). */
@@ -19,11 +22,16 @@ export interface FenceStepState {
   readonly decision: StepDecision | null;
 }
 
-/**
- * How long a claim on a node lives without renewal. Every step renews it, and no step waits longer
- * than 30 s, so only a run that died loses its claim.
- */
-export const CLAIM_TTL_SECONDS = 90;
+export { CLAIM_TTL_SECONDS };
+
+/** How a runner takes its steps. */
+export interface FenceStepOptions {
+  /**
+   * How long this run's claim lives without renewal: the runner's longest gap between two steps.
+   * @default ClaimTtlSeconds.Workflow
+   */
+  readonly claimTtlSeconds?: number;
+}
 
 const WAIT_FOR_CLAIM_SECONDS = 5;
 
@@ -63,37 +71,117 @@ async function claimDenied(
   const nextHistory = refuse
     ? record(history, { phase, action: null, reason, rule: next.rule }, observation)
     : history;
-  await audit(deps, request.node, state.decision, next);
+  await audit(deps, scopeOf(request, observation), state.decision, next);
   return { request, history: nextHistory, decision: next };
+}
+
+/** A dry run writes nothing, and a node that does not exist gets no Event (safety.md 8 and 10). */
+const scopeOf = (request: FenceRequest, observation: Observation): AuditScope => ({
+  node: request.node,
+  writeEvents: !request.dryRun && observation.node !== null,
+});
+
+/** Actions that touch the machine or the node, for which the node is read again just before. */
+const touchesNodeOrMachine = (action: Action | null): boolean =>
+  action !== null && !(action.kind === ActionKind.PowerOff && action.dryRun);
+
+/**
+ * Decides on the step's observation, and again on a fresh read of the node right before any real
+ * action: a node whose Lease was renewed while the provider was being asked is seen, and the step
+ * decides on what it saw last (safety.md rule 2: re-check right before acting).
+ */
+async function decideWithRecheck(
+  deps: FencerDeps,
+  observed: Observed,
+  request: FenceRequest,
+  history: RunHistory,
+): Promise<{ readonly observed: Observed; readonly decision: Decision }> {
+  const first = decide(observed.observation, request, history);
+  if (!touchesNodeOrMachine(first.action)) return { observed, decision: first };
+  const fresh = await withFreshNode(deps, observed, request.node);
+  return { observed: fresh, decision: decide(fresh.observation, request, history) };
+}
+
+/**
+ * The run ends here: the provider refused in a way no later step can change. Refused when this was
+ * the step that would have committed (nothing happened), Failed when the run had committed before.
+ */
+function blockedDecision(
+  decision: Decision,
+  committedBefore: boolean,
+  blocked: NonNullable<ActionResult['blocked']>,
+): Decision {
+  const phase = committedBefore ? Phase.Failed : Phase.Refused;
+  return {
+    ...decision,
+    phase,
+    done: true,
+    reason: blocked.reason,
+    message: `${describeReason(blocked.reason)} ${blocked.detail}`,
+    waitSeconds: 0,
+  };
 }
 
 /**
  * One reconcile step of a fence run: observe afresh, decide (every safety rule lives in decide()),
- * take the claim that keeps the in-flight limit under concurrency, perform at most one action,
- * audit, and return the next state. A thrown error leaves the state as it was: retrying the step
- * from the same state is always safe.
+ * re-read the node and decide again right before acting, take the claim that keeps the in-flight
+ * limit under concurrency, perform at most one action, audit, and return the next state. A thrown
+ * error is audited (log, metric, Event) and leaves the state as it was: retrying the step from the
+ * same state is always safe.
  */
-export async function fenceStep(deps: FencerDeps, state: FenceStepState): Promise<FenceStepState> {
+export async function fenceStep(
+  deps: FencerDeps,
+  state: FenceStepState,
+  options: FenceStepOptions = {},
+): Promise<FenceStepState> {
+  try {
+    return await takeStep(deps, state, options.claimTtlSeconds ?? ClaimTtlSeconds.Workflow);
+  } catch (error) {
+    await auditError(deps, state.request.node, !state.request.dryRun, error);
+    throw error;
+  }
+}
+
+async function takeStep(
+  deps: FencerDeps,
+  state: FenceStepState,
+  claimTtlSeconds: number,
+): Promise<FenceStepState> {
   const started = Date.now();
   const { request, history } = state;
-  const { observation, fencer } = await observe(deps, request.node, request.cluster, CLAIM_TTL_SECONDS);
-  const decision = decide(observation, request, history);
+  const initial = await observe(deps, request.node, request.cluster, {
+    claimTtlSeconds: CLAIM_TTL_SECONDS,
+    withDisks: history.proofOfOff !== null,
+    providerBudgetMs: PROVIDER_BUDGET_MS,
+  });
+  const { observed, decision } = await decideWithRecheck(deps, initial, request, history);
+  const { observation, fencer } = observed;
 
   // The claim makes the in-flight limit atomic across concurrent runs: decide() saw the claims as
   // they were; the claim is granted only if they still allow it.
   const holdsOrTakesClaim = !request.dryRun && decision.history.decidedToFenceAt !== null;
   if (holdsOrTakesClaim && !decision.done) {
     const claim = await deps.cluster.claimFencing(request.node, history.runId, {
-      maxInFlight: request.limits.maxInFlight,
-      ttlSeconds: CLAIM_TTL_SECONDS,
+      ttlSeconds: claimTtlSeconds,
     });
     if (!claim.granted) return claimDenied(deps, state, observation, claim, decision.evidence, started);
   }
 
-  const actionResult = decision.action ? await perform(deps, decision.action, fencer) : null;
-  if (decision.done && holdsOrTakesClaim) await deps.cluster.releaseFencing(request.node, history.runId);
+  const power =
+    observation.instance?.resolved && observation.instance.power.ok ? observation.instance.power.value : null;
+  const result = decision.action ? await perform(deps, decision.action, fencer, power) : null;
+  const committedBefore = history.decidedToFenceAt !== null;
+  const final = result?.blocked ? blockedDecision(decision, committedBefore, result.blocked) : decision;
+  if (final.done && holdsOrTakesClaim) await deps.cluster.releaseFencing(request.node, history.runId);
 
-  const next = stepDecision(observation.observedAt, decision, actionResult, started);
-  await audit(deps, request.node, state.decision, next);
-  return { request, history: decision.history, decision: next };
+  const next = stepDecision(observation.observedAt, final, result?.summary ?? null, started);
+  await audit(deps, scopeOf(request, observation), state.decision, next);
+  const nextHistory = result?.blocked
+    ? record(
+        history,
+        { phase: final.phase, action: final.action, reason: final.reason, rule: final.rule },
+        observation,
+      )
+    : decision.history;
+  return { request, history: nextHistory, decision: next };
 }

@@ -78,7 +78,7 @@ export async function healthCheck(
   ]);
   const unhealthy = nodes.filter((n) => n.ready !== 'True');
   const report = { totalNodes: nodes.length, unhealthy: unhealthy.map((n) => n.name) };
-  const { maxUnhealthyNodes, maxUnhealthyFraction, maxInFlight } = settings.requestDefaults.limits;
+  const { maxUnhealthyNodes, maxUnhealthyFraction } = settings.requestDefaults.limits;
   if (
     unhealthy.length > maxUnhealthyNodes ||
     unhealthy.length / Math.max(1, nodes.length) > maxUnhealthyFraction
@@ -94,7 +94,7 @@ export async function healthCheck(
 
   const now = deps.clock.now().getTime();
   const holdsRwo = nodesHoldingRwo(vas, pvs);
-  const claimed = new Set(claims.map((c) => c.node));
+  const claimed = new Set(claims.claims.map((c) => c.node));
   const skipped: Skip[] = [];
   const candidates: NodeView[] = [];
   for (const node of unhealthy) {
@@ -105,7 +105,7 @@ export async function healthCheck(
     else candidates.push(node);
   }
   candidates.sort((a, b) => notReadyForMs(b, now) - notReadyForMs(a, now));
-  const capacity = Math.max(0, maxInFlight - claimed.size);
+  const capacity = Math.max(0, claims.maxInFlight - claimed.size);
   const outcomes: TriggerOutcome[] = [];
   for (const node of candidates.slice(0, capacity)) {
     const request = { ...settings.requestDefaults, node: node.name, cluster: settings.cluster };

@@ -5,6 +5,7 @@ import {
   FENCER_ANNOTATION,
   type FenceRecord,
   OUT_OF_SERVICE_TAINT,
+  type TaintSnapshot,
 } from '../domain/node-marks.js';
 import type {
   Fallible,
@@ -13,9 +14,10 @@ import type {
   ObservedInstance,
   ObservedNode,
   ObservedWorkload,
+  ProviderFault,
 } from '../domain/observation.js';
-import type { LeaseView, NodeView } from '../ports/cluster.js';
-import type { ComputeFencer } from '../ports/compute-fencer.js';
+import type { CSINodeView, LeaseView, NodeView, Taint } from '../ports/cluster.js';
+import type { ComputeFencer, InstanceInspection } from '../ports/compute-fencer.js';
 import type { FencerDeps } from './deps.js';
 
 /** What a step observed, plus the handles it needs to act on it. */
@@ -25,99 +27,218 @@ export interface Observed {
   readonly ref: InstanceRef | null;
 }
 
-/** Reads the fence record the fencer wrote beside its taint; an unreadable record is no record. */
+/** How a step observes. */
+export interface ObserveOptions {
+  /** Claims older than this (on the API server's clock) are not in flight. */
+  readonly claimTtlSeconds: number;
+  /** Also ask the provider for the machine's disks (the drain needs them once proof of off is held). */
+  readonly withDisks: boolean;
+  /** The provider reads of one observation, retries included, end within this many ms. */
+  readonly providerBudgetMs: number;
+}
+
+/**
+ * How long the provider reads of one step may take in all. A step must end well inside its own
+ * timeout (Lambda, Task state) so that a slow or throttling provider makes the next step look again,
+ * rather than a decision taken on answers that aged while they were retried.
+ */
+export const PROVIDER_BUDGET_MS = 20_000;
+
+/** A taint as read, in the domain's exact form. */
+export const toTaintSnapshot = (taint: Taint): TaintSnapshot => ({
+  key: taint.key,
+  value: taint.value ?? null,
+  effect: taint.effect,
+  timeAdded: taint.timeAdded ?? null,
+});
+
+/** A domain taint in the port's form (absent fields left out). */
+export const toPortTaint = (taint: TaintSnapshot): Taint => ({
+  key: taint.key,
+  ...(taint.value === null ? {} : { value: taint.value }),
+  effect: taint.effect as Taint['effect'],
+  ...(taint.timeAdded === null ? {} : { timeAdded: taint.timeAdded }),
+});
+
+const isTaintSnapshot = (value: unknown): value is TaintSnapshot => {
+  if (typeof value !== 'object' || value === null) return false;
+  const { key, value: v, effect, timeAdded } = value as Record<string, unknown>;
+  return (
+    typeof key === 'string' &&
+    (v === null || typeof v === 'string') &&
+    typeof effect === 'string' &&
+    typeof timeAdded === 'string'
+  );
+};
+
+/**
+ * Reads the fence record the fencer wrote beside its taint. An unreadable record, or one without the
+ * exact taint (written before taints were recorded exactly), is no record: it could not tell the
+ * fencer's taint from an identical one someone else added, so it never makes a taint the fencer's.
+ */
 export function parseFenceRecord(annotations: Readonly<Record<string, string>>): FenceRecord | null {
   const raw = annotations[FENCER_ANNOTATION.fenceRecord];
   if (!raw) return null;
   try {
     const value = JSON.parse(raw) as Partial<FenceRecord>;
     if (typeof value.runId !== 'string' || typeof value.fencedAt !== 'string') return null;
+    if (!isTaintSnapshot(value.taint)) return null;
     return {
       runId: value.runId,
       fencedAt: value.fencedAt,
       instanceId: String(value.instanceId ?? ''),
       proof: String(value.proof ?? ''),
+      taint: {
+        key: value.taint.key,
+        value: value.taint.value,
+        effect: value.taint.effect,
+        timeAdded: value.taint.timeAdded,
+      },
     };
   } catch {
     return null;
   }
 }
 
-export function toObservedNode(node: NodeView, lease: LeaseView | null): ObservedNode {
-  const fenceRecord = parseFenceRecord(node.annotations);
-  const present = node.taints.some((t) => t.key === OUT_OF_SERVICE_TAINT.key);
+/** The Node, its Lease and its CSINode as the domain sees them, read at `readAt`. */
+export function toObservedNode(
+  node: NodeView,
+  lease: LeaseView | null,
+  csiNode: CSINodeView | null,
+  readAt: string,
+): ObservedNode {
   return {
     name: node.name,
     uid: node.uid,
     resourceVersion: node.resourceVersion,
+    readAt,
     ready: node.ready === 'Missing' ? 'Unknown' : node.ready,
+    readyReason: node.readyReason ?? null,
     lastHeartbeat: node.lastHeartbeat ?? null,
     leaseRenewTime: lease?.renewTime ?? null,
     providerId: node.providerId?.trim() ? node.providerId : null,
+    addresses: node.addresses.map(({ type, address }) => ({ type, address })),
+    csiNodeIds: (csiNode?.drivers ?? []).flatMap((d) =>
+      d.nodeId ? [{ driver: d.name, nodeId: d.nodeId }] : [],
+    ),
     controlPlane: CONTROL_PLANE_LABEL in node.labels,
     optedOut: FENCER_ANNOTATION.optOut in node.annotations,
-    outOfServiceTaint: { present, ownedByFencer: present && fenceRecord !== null },
-    fenceRecord,
+    outOfServiceTaints: node.taints.filter((t) => t.key === OUT_OF_SERVICE_TAINT.key).map(toTaintSnapshot),
+    fenceRecord: parseFenceRecord(node.annotations),
   };
 }
+
+const faultOf = (err: unknown): ProviderFault => {
+  const e = err as Error & { throttled?: unknown };
+  return {
+    name: e?.name ?? 'Error',
+    message: e?.message ?? String(err),
+    ...(e?.throttled === true ? { throttled: true } : {}),
+  };
+};
 
 const fallible = async <T>(call: () => Promise<T>): Promise<Fallible<T>> => {
   try {
     return { ok: true, value: await call() };
   } catch (err) {
-    const e = err as Error;
-    return { ok: false, error: { name: e?.name ?? 'Error', message: e?.message ?? String(err) } };
+    return { ok: false, error: faultOf(err) };
   }
 };
 
+/** Other nodes whose providerID names the same machine (the same provider's instance id). */
+function nodesNaming(
+  deps: FencerDeps,
+  fencer: ComputeFencer,
+  ref: InstanceRef,
+  nodeName: string,
+  nodes: readonly NodeView[],
+): string[] {
+  return nodes
+    .filter((n) => n.name !== nodeName && n.providerId && deps.compute.forProviderId(n.providerId) === fencer)
+    .filter((n) => {
+      try {
+        return fencer.parseProviderId(n.providerId).instanceId === ref.instanceId;
+      } catch {
+        return false;
+      }
+    })
+    .map((n) => n.name)
+    .sort();
+}
+
+interface InstanceRead {
+  readonly instance: ObservedInstance;
+  readonly fencer: ComputeFencer | null;
+  readonly ref: InstanceRef | null;
+}
+
 async function observeInstance(
   deps: FencerDeps,
-  providerId: string | null,
+  node: ObservedNode,
+  nodes: readonly NodeView[],
   cluster: string,
-): Promise<{ instance: ObservedInstance; fencer: ComputeFencer | null; ref: InstanceRef | null }> {
-  if (providerId === null) {
+  options: ObserveOptions,
+): Promise<InstanceRead> {
+  if (node.providerId === null) {
     return {
       instance: { resolved: false, problem: 'missing', detail: 'spec.providerID is empty' },
       fencer: null,
       ref: null,
     };
   }
-  const fencer = deps.compute.forProviderId(providerId);
+  const fencer = deps.compute.forProviderId(node.providerId);
   if (!fencer) {
-    const detail = `no configured provider handles providerID ${JSON.stringify(providerId)}`;
+    const detail = `no configured provider handles providerID ${JSON.stringify(node.providerId)}`;
     return { instance: { resolved: false, problem: 'unknown-provider', detail }, fencer: null, ref: null };
   }
   let ref: InstanceRef;
   try {
-    ref = fencer.parseProviderId(providerId);
+    ref = fencer.parseProviderId(node.providerId);
   } catch (err) {
     if (!(err instanceof ProviderIdError)) throw err;
     return { instance: { resolved: false, problem: err.problem, detail: err.message }, fencer, ref: null };
   }
-  const [ownership, power, disks] = await Promise.all([
-    fallible(() => fencer.verifyOwnership(ref, cluster)),
-    fallible(() => fencer.observePower(ref)),
-    fallible(() => fencer.attachedDisks(ref)),
+  // One read for ownership, power and identity; the disks only when the step needs them.
+  const signal = AbortSignal.timeout(options.providerBudgetMs);
+  const [inspection, disks] = await Promise.all([
+    fallible<InstanceInspection>(() => fencer.inspect(ref, cluster, { signal })),
+    options.withDisks ? fallible(() => fencer.attachedDisks(ref, { signal })) : Promise.resolve(null),
   ]);
-  return { instance: { resolved: true, ref, ownership, power, disks }, fencer, ref };
+  const part = <K extends keyof InstanceInspection>(key: K): Fallible<InstanceInspection[K]> =>
+    inspection.ok ? { ok: true, value: inspection.value[key] } : inspection;
+  return {
+    instance: {
+      resolved: true,
+      ref,
+      ownership: part('ownership'),
+      power: part('power'),
+      identity: part('identity'),
+      otherNodes: nodesNaming(deps, fencer, ref, node.name, nodes),
+      disks,
+    },
+    fencer,
+    ref,
+  };
 }
 
 async function observeCluster(
   deps: FencerDeps,
   nodeName: string,
   claimTtlSeconds: number,
-): Promise<ObservedCluster> {
+): Promise<{ readonly facts: ObservedCluster; readonly nodes: readonly NodeView[] }> {
   const [nodes, version, claims] = await Promise.all([
     deps.cluster.listNodes(),
     deps.cluster.serverVersion().catch(() => null),
     deps.cluster.listFencingClaims(claimTtlSeconds),
   ]);
-  return {
+  const facts: ObservedCluster = {
     totalNodes: nodes.length,
     unhealthyNodes: nodes.filter((n) => n.ready !== 'True').map((n) => n.name),
-    fencingsInFlight: claims.filter((c) => c.node !== nodeName).map((c) => c.node),
+    fencingsInFlight: claims.claims.filter((c) => c.node !== nodeName).map((c) => c.node),
+    maxInFlight: claims.maxInFlight,
     serverVersion: version ? { major: version.major, minor: version.minor } : null,
   };
+  return { facts, nodes };
 }
 
 async function observeWorkload(deps: FencerDeps, nodeName: string): Promise<ObservedWorkload> {
@@ -131,7 +252,8 @@ async function observeWorkload(deps: FencerDeps, nodeName: string): Promise<Obse
       name: p.name,
       uid: p.uid,
       terminating: p.deletionTimestamp !== undefined,
-      usesPersistentVolumes: p.claimNames.length > 0,
+      claimNames: p.claimNames,
+      toleratesOutOfService: p.toleratesOutOfService,
     })),
     volumeAttachments: vas.map((va) => ({
       name: va.name,
@@ -141,40 +263,71 @@ async function observeWorkload(deps: FencerDeps, nodeName: string): Promise<Obse
       deleting: va.deletionTimestamp !== undefined,
       attachError: va.attachError?.message ?? null,
       detachError: va.detachError?.message ?? null,
+      attacher: va.attacher || null,
+      csiNodeId: va.csiNodeId ?? null,
     })),
   };
 }
 
 /**
- * Observes the world afresh for one step: the node and its Lease, the cluster's health and the
- * fencings in flight, the instance behind the node (ownership, power, disks), and what still ties
- * volumes to the node. Provider failures become values (`ok: false`), never guesses.
+ * Reads the node, its Lease and its CSINode, stamped with the time the reads started: liveness is
+ * aged against the moment the signals were asked for, the freshest they can be (safety.md rule 2).
+ */
+export async function readNode(deps: FencerDeps, nodeName: string): Promise<ObservedNode | null> {
+  const readAt = deps.clock.now().toISOString();
+  const [node, lease, csiNode] = await Promise.all([
+    deps.cluster.getNode(nodeName),
+    deps.cluster.getNodeLease(nodeName),
+    deps.cluster.getCSINode(nodeName),
+  ]);
+  return node ? toObservedNode(node, lease, csiNode, readAt) : null;
+}
+
+/**
+ * Observes the world afresh for one step: the node with its Lease and CSINode, the cluster's health
+ * and the fencings in flight, the machine behind the node (one provider read: ownership, power,
+ * identity; disks only when asked), and what still ties volumes to the node. Provider failures become
+ * values (`ok: false`), never guesses.
  */
 export async function observe(
   deps: FencerDeps,
   nodeName: string,
   cluster: string,
-  claimTtlSeconds: number,
+  options: ObserveOptions,
 ): Promise<Observed> {
-  const [nodeView, lease, clusterFacts, workload] = await Promise.all([
-    deps.cluster.getNode(nodeName),
-    deps.cluster.getNodeLease(nodeName),
-    observeCluster(deps, nodeName, claimTtlSeconds),
+  const [node, clusterRead, workload] = await Promise.all([
+    readNode(deps, nodeName),
+    observeCluster(deps, nodeName, options.claimTtlSeconds),
     observeWorkload(deps, nodeName),
   ]);
-  const node = nodeView ? toObservedNode(nodeView, lease) : null;
   const { instance, fencer, ref } = node
-    ? await observeInstance(deps, node.providerId, cluster)
+    ? await observeInstance(deps, node, clusterRead.nodes, cluster, options)
     : { instance: null, fencer: null, ref: null };
   return {
     observation: {
       observedAt: deps.clock.now().toISOString(),
       node,
-      cluster: clusterFacts,
+      cluster: clusterRead.facts,
       instance,
       workload,
     },
     fencer,
     ref,
+  };
+}
+
+/**
+ * The same observation with the node read again right now: what a step checks just before it powers
+ * a machine off or taints a node, so that a node that came back while the provider answered is seen.
+ */
+export async function withFreshNode(
+  deps: FencerDeps,
+  observed: Observed,
+  nodeName: string,
+): Promise<Observed> {
+  const node = await readNode(deps, nodeName);
+  return {
+    ...observed,
+    observation: { ...observed.observation, node, observedAt: deps.clock.now().toISOString() },
   };
 }

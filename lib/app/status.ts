@@ -1,8 +1,7 @@
-import type { FenceRecord } from '../domain/node-marks.js';
-import { OUT_OF_SERVICE_TAINT } from '../domain/node-marks.js';
+import { type FenceRecord, OUT_OF_SERVICE_TAINT, outOfServiceState } from '../domain/node-marks.js';
+import { CLAIM_TTL_SECONDS } from '../domain/timing.js';
 import type { FencerDeps } from './deps.js';
-import { CLAIM_TTL_SECONDS } from './fence-step.js';
-import { parseFenceRecord } from './observe.js';
+import { parseFenceRecord, toTaintSnapshot } from './observe.js';
 
 /** One node as an operator needs to see it during an incident. */
 export interface NodeStatus {
@@ -10,9 +9,14 @@ export interface NodeStatus {
   readonly ready: string;
   readonly readySince: string | null;
   readonly providerId: string | null;
-  /** `fencer` when the fencer added the out-of-service taint, `other` when someone else did, `none`. */
-  readonly outOfService: 'fencer' | 'other' | 'none';
+  /**
+   * Who holds the node's out-of-service taints: `fencer` when the fencer's exact taint is there,
+   * `other` when only someone else's is, `fencer+other` for both, `none`.
+   */
+  readonly outOfService: 'fencer' | 'other' | 'fencer+other' | 'none';
   readonly fenceRecord: FenceRecord | null;
+  /** The fence record names a taint that is gone: the fencer owns nothing here (the next run clears it). */
+  readonly staleFenceRecord: boolean;
   /** The run currently claiming this node, if any. */
   readonly fencingRun: string | null;
   readonly pods: number;
@@ -29,7 +33,7 @@ export async function status(deps: FencerDeps, node?: string): Promise<readonly 
     deps.cluster.listVolumeAttachments(node ? { nodeName: node } : undefined),
   ]);
   if (node && nodes.length === 0) return [];
-  const claimOf = new Map(claims.map((c) => [c.node, c.runId]));
+  const claimOf = new Map(claims.claims.map((c) => [c.node, c.runId]));
   const selected = node
     ? nodes
     : nodes.filter(
@@ -42,15 +46,17 @@ export async function status(deps: FencerDeps, node?: string): Promise<readonly 
     selected.map(async (n) => {
       const pods = await deps.cluster.listPodsOnNode(n.name);
       const record = parseFenceRecord(n.annotations);
-      const tainted = n.taints.some((t) => t.key === OUT_OF_SERVICE_TAINT.key);
+      const taints = outOfServiceState(n.taints.map(toTaintSnapshot), record);
+      const holders = [taints.ours ? 'fencer' : null, taints.foreign.length > 0 ? 'other' : null];
       const own = vas.filter((va) => va.nodeName === n.name);
       return {
         node: n.name,
         ready: n.ready,
         readySince: n.readySince ?? null,
         providerId: n.providerId ?? null,
-        outOfService: tainted ? (record ? 'fencer' : 'other') : 'none',
+        outOfService: (holders.filter(Boolean).join('+') || 'none') as NodeStatus['outOfService'],
         fenceRecord: record,
+        staleFenceRecord: taints.staleRecord,
         fencingRun: claimOf.get(n.name) ?? null,
         pods: pods.length,
         terminatingPods: pods.filter((p) => p.deletionTimestamp !== undefined).length,

@@ -1,11 +1,11 @@
 import { decideUnfence } from '../domain/decide.js';
 import type { RunHistory } from '../domain/history.js';
 import type { UnfenceRequest } from '../domain/request.js';
+import { CLAIM_TTL_SECONDS } from '../domain/timing.js';
 import { perform } from './act.js';
-import { audit } from './audit.js';
+import { audit, auditError } from './audit.js';
 import type { FencerDeps } from './deps.js';
-import { CLAIM_TTL_SECONDS } from './fence-step.js';
-import { observe } from './observe.js';
+import { observe, PROVIDER_BUDGET_MS } from './observe.js';
 import { type StepDecision, stepDecision } from './outcome.js';
 
 export interface UnfenceStepState {
@@ -16,15 +16,26 @@ export interface UnfenceStepState {
 
 /**
  * One step of an un-fence run: observe, decideUnfence() (remove only the fencer's own taint, only
- * once the node is Ready and its instance was started after the fence), perform, audit.
+ * once the node is Ready and its instance was started after the fence), perform, audit. A dry run
+ * writes nothing, not even an Event.
  */
 export async function unfenceStep(deps: FencerDeps, state: UnfenceStepState): Promise<UnfenceStepState> {
   const started = Date.now();
   const { request, history } = state;
-  const { observation, fencer } = await observe(deps, request.node, request.cluster, CLAIM_TTL_SECONDS);
-  const decision = decideUnfence(observation, request, history);
-  const actionResult = decision.action ? await perform(deps, decision.action, fencer) : null;
-  const next = stepDecision(observation.observedAt, decision, actionResult, started);
-  await audit(deps, request.node, state.decision, next);
-  return { request, history: decision.history, decision: next };
+  try {
+    const { observation, fencer } = await observe(deps, request.node, request.cluster, {
+      claimTtlSeconds: CLAIM_TTL_SECONDS,
+      withDisks: false,
+      providerBudgetMs: PROVIDER_BUDGET_MS,
+    });
+    const decision = decideUnfence(observation, request, history);
+    const result = decision.action ? await perform(deps, decision.action, fencer) : null;
+    const next = stepDecision(observation.observedAt, decision, result?.summary ?? null, started);
+    const scope = { node: request.node, writeEvents: !request.dryRun && observation.node !== null };
+    await audit(deps, scope, state.decision, next);
+    return { request, history: decision.history, decision: next };
+  } catch (error) {
+    await auditError(deps, request.node, !request.dryRun, error);
+    throw error;
+  }
 }

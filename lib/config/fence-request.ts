@@ -7,6 +7,7 @@ import {
   DEFAULT_LIMITS,
   DEFAULT_UNFENCE_WAIT_SECONDS,
   type FenceRequest,
+  LIMIT_BOUNDS,
   type UnfenceRequest,
 } from '../domain/request.js';
 
@@ -29,15 +30,23 @@ export const clusterName = z
 
 const seconds = (max: number) => z.number().int().min(0).max(max);
 
+/** A whole number within the domain's bounds for `key`: a value that would switch its rule off is an error. */
+const bounded = (key: keyof typeof LIMIT_BOUNDS) =>
+  z.number().int().min(LIMIT_BOUNDS[key].min).max(LIMIT_BOUNDS[key].max).default(DEFAULT_LIMITS[key]);
+
+/**
+ * Limits of one run. There is no in-flight limit here: it is the cluster's (set on its claims Lease),
+ * so runs with different requests never see different caps.
+ */
 export const fenceLimitsSchema = z
   .object({
-    maxUnhealthyNodes: z.number().int().min(1).max(10_000).default(DEFAULT_LIMITS.maxUnhealthyNodes),
-    maxUnhealthyFraction: z.number().min(0).max(1).default(DEFAULT_LIMITS.maxUnhealthyFraction),
-    maxInFlight: z.number().int().min(1).max(1000).default(DEFAULT_LIMITS.maxInFlight),
+    maxUnhealthyNodes: bounded('maxUnhealthyNodes'),
+    // Above 0 and below 1: 1 would never refuse, 0 would refuse every run with more than one node down.
+    maxUnhealthyFraction: z.number().gt(0).lt(1).default(DEFAULT_LIMITS.maxUnhealthyFraction),
     allowControlPlane: z.boolean().default(DEFAULT_LIMITS.allowControlPlane),
-    leaseGraceSeconds: seconds(3600).default(DEFAULT_LIMITS.leaseGraceSeconds),
-    powerOffDeadlineSeconds: seconds(3600).default(DEFAULT_LIMITS.powerOffDeadlineSeconds),
-    drainDeadlineSeconds: seconds(7200).default(DEFAULT_LIMITS.drainDeadlineSeconds),
+    leaseGraceSeconds: bounded('leaseGraceSeconds'),
+    powerOffDeadlineSeconds: bounded('powerOffDeadlineSeconds'),
+    drainDeadlineSeconds: bounded('drainDeadlineSeconds'),
   })
   .strict();
 
@@ -50,6 +59,7 @@ export const fenceRequestSchema = z
     accelerate: z.boolean().default(true),
     allowTerminate: z.boolean().default(false),
     skipOsShutdown: z.boolean().default(false),
+    forceDeleteTolerating: z.boolean().default(false),
     limits: fenceLimitsSchema.default(() => fenceLimitsSchema.parse({})),
   })
   .strict();

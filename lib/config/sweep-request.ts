@@ -31,13 +31,11 @@ export const sweepRequestSchema = z
       .object({
         maxUnhealthyNodes: z.number().int().min(1).max(10_000).default(DEFAULT_LIMITS.maxUnhealthyNodes),
         maxUnhealthyFraction: z.number().min(0).max(1).default(DEFAULT_LIMITS.maxUnhealthyFraction),
-        maxInFlight: z.number().int().min(1).max(1000).default(DEFAULT_LIMITS.maxInFlight),
       })
       .strict()
       .default(() => ({
         maxUnhealthyNodes: DEFAULT_LIMITS.maxUnhealthyNodes,
         maxUnhealthyFraction: DEFAULT_LIMITS.maxUnhealthyFraction,
-        maxInFlight: DEFAULT_LIMITS.maxInFlight,
       })),
     maxProviderCalls: z.number().int().min(1).max(1000).default(50),
   })

@@ -29,7 +29,7 @@ export function parseSweepSettings(
   settings: Pick<LambdaSettings, 'cluster' | 'requestDefaults'>,
 ): SweepRequest {
   const num = (key: string) => optionalInt.parse(env[key]);
-  const { maxUnhealthyNodes, maxUnhealthyFraction, maxInFlight } = settings.requestDefaults.limits;
+  const { maxUnhealthyNodes, maxUnhealthyFraction } = settings.requestDefaults.limits;
   const thresholds = Object.fromEntries(
     (['notReadySeconds', 'stuckDeletingSeconds', 'attachErrorSeconds'] as const)
       .map((k) => [k, num(SWEEP_ENV[k])])
@@ -41,7 +41,7 @@ export function parseSweepSettings(
     remediate: flag.parse(env[SWEEP_ENV.remediate]),
     dryRun: flag.parse(env[SWEEP_ENV.dryRun]),
     thresholds,
-    limits: { maxUnhealthyNodes, maxUnhealthyFraction, maxInFlight },
+    limits: { maxUnhealthyNodes, maxUnhealthyFraction },
     ...(maxProviderCalls === undefined ? {} : { maxProviderCalls }),
   });
 }

@@ -4,7 +4,7 @@
  * preconditions), so an action decided on a stale observation fails instead of doing harm.
  */
 import type { InstanceRef } from './instance.js';
-import type { FenceRecord, OutOfServiceTaint } from './node-marks.js';
+import type { FenceRecord, TaintSnapshot } from './node-marks.js';
 
 export const ActionKind = {
   PowerOff: 'power-off',
@@ -13,6 +13,7 @@ export const ActionKind = {
   DeletePods: 'delete-pods',
   DeleteVolumeAttachments: 'delete-volume-attachments',
   RemoveTaint: 'remove-taint',
+  ClearFenceRecord: 'clear-fence-record',
 } as const;
 export type ActionKind = (typeof ActionKind)[keyof typeof ActionKind];
 
@@ -36,13 +37,15 @@ export interface PowerOffAction {
 /**
  * Add the out-of-service taint and the fence record in ONE update conditional on `expectedResourceVersion`:
  * if the node changed since it was observed (a heartbeat, a status change), the write fails with a
- * ConflictError and the next step re-checks. Other taints are left untouched.
+ * ConflictError and the next step re-checks. Other taints are left untouched. `taint` is exact (its
+ * `timeAdded` included) and equals `record.taint`; when the fencer's own taint is already there (an
+ * earlier run's), only the record is rewritten for this run.
  */
 export interface TaintAction {
   readonly kind: typeof ActionKind.Taint;
   readonly node: string;
   readonly expectedResourceVersion: string;
-  readonly taint: OutOfServiceTaint;
+  readonly taint: TaintSnapshot;
   readonly record: FenceRecord;
 }
 
@@ -68,14 +71,26 @@ export interface DeleteVolumeAttachmentsAction {
 }
 
 /**
- * Un-fence: remove the out-of-service taint and the fence record in one update conditional on
- * `expectedResourceVersion`, only if the record still names `fenceRunId`.
+ * Un-fence: remove exactly `taint` (equal in key, value, effect and timeAdded; every other taint stays)
+ * and the fence record, in one update conditional on `expectedResourceVersion`.
  */
 export interface RemoveTaintAction {
   readonly kind: typeof ActionKind.RemoveTaint;
   readonly node: string;
   readonly expectedResourceVersion: string;
-  readonly taint: OutOfServiceTaint;
+  readonly taint: TaintSnapshot;
+  readonly fenceRunId: string;
+}
+
+/**
+ * Remove a fence record whose taint is gone (removed by hand, say): it proves nothing and must never
+ * make a later out-of-service taint look like the fencer's. Conditional on `expectedResourceVersion`.
+ */
+export interface ClearFenceRecordAction {
+  readonly kind: typeof ActionKind.ClearFenceRecord;
+  readonly node: string;
+  readonly expectedResourceVersion: string;
+  /** The run the stale record names, for the audit trail. */
   readonly fenceRunId: string;
 }
 
@@ -86,7 +101,8 @@ export type Action =
   | ForceDeletePodsAction
   | DeletePodsAction
   | DeleteVolumeAttachmentsAction
-  | RemoveTaintAction;
+  | RemoveTaintAction
+  | ClearFenceRecordAction;
 
 /** Actions that release the node's volumes: each needs proof of off first (safety.md rule 1). */
 export const RELEASE_ACTIONS: ReadonlySet<ActionKind> = new Set<ActionKind>([

@@ -3,13 +3,13 @@
  * run remembers, it returns the next phase, at most one action, the evidence, how long to wait, and the
  * history to carry on. All the safety rules live in the tables it walks (fence-table.ts, unfence-table.ts).
  */
-import { type Decision, type Outcome, walk } from './decision.js';
+import { type Decision, type Outcome, type Rule, walk } from './decision.js';
 import { FENCE_TABLE } from './fence-table.js';
 import { type RunHistory, record } from './history.js';
 import type { Observation } from './observation.js';
 import { isTerminal } from './phases.js';
 import type { FenceRequest, UnfenceRequest } from './request.js';
-import { baseEvidence, fenceContext } from './rules/context.js';
+import { baseEvidence, type FenceContext, fenceContext } from './rules/context.js';
 import { unfenceContext, unfenceEvidence } from './rules/unfence-context.js';
 import { UNFENCE_TABLE } from './unfence-table.js';
 
@@ -39,8 +39,21 @@ function toDecision(
  * (another node's observation, unreadable times, impossible counts); never guesses.
  */
 export function decide(observation: Observation, request: FenceRequest, history: RunHistory): Decision {
+  return decideWithTable(FENCE_TABLE, observation, request, history);
+}
+
+/**
+ * decide() against a given fence table. The tests walk tables with one rule left out, to show that
+ * every rule of the real table is needed for the contract to hold.
+ */
+export function decideWithTable(
+  table: readonly Rule<FenceContext>[],
+  observation: Observation,
+  request: FenceRequest,
+  history: RunHistory,
+): Decision {
   const context = fenceContext(observation, request, history);
-  const { rule, outcome } = walk(FENCE_TABLE, context);
+  const { rule, outcome } = walk(table, context);
   return toDecision(rule, outcome, baseEvidence(context), history, observation);
 }
 

@@ -89,14 +89,15 @@ export const wait = (
   reason: Reason | null = null,
 ): Outcome => outcome(phase, null, reason, message, evidence, waitSeconds);
 
-/** Perform one action, then look again after `waitSeconds`. */
+/** Perform one action, then look again after `waitSeconds`; `reason` when the action answers a finding. */
 export const act = (
   phase: Phase,
   action: Action | null,
   message: string,
   evidence: readonly string[] = [],
   waitSeconds = 0,
-): Outcome => outcome(phase, action, null, message, evidence, waitSeconds);
+  reason: Reason | null = null,
+): Outcome => outcome(phase, action, reason, message, evidence, waitSeconds);
 
 /** Whether a verdict ends the walk. */
 export const isOutcome = (verdict: Verdict): verdict is Outcome => verdict.kind === 'outcome';

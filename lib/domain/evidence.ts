@@ -3,17 +3,33 @@
  * should say what was seen (state, provider wording, times), not what the fencer concluded from it.
  */
 import type { PowerEvidence } from './instance.js';
+import { outOfServiceState } from './node-marks.js';
 import type { Fallible, ObservedNode } from './observation.js';
 import { instant, secondsFrom } from './time.js';
 
 const age = (iso: string | null, field: string, nowMs: number): string =>
   iso === null ? 'never' : `${secondsFrom(instant(iso, field), nowMs)}s ago`;
 
-/** The node's liveness signals. */
-export const describeNode = (node: ObservedNode, nowMs: number): string =>
-  `node ${node.name}: Ready=${node.ready}, lease renewed ${age(node.leaseRenewTime, 'leaseRenewTime', nowMs)}, ` +
-  `heartbeat ${age(node.lastHeartbeat, 'lastHeartbeat', nowMs)}, out-of-service taint ` +
-  `${node.outOfServiceTaint.present ? (node.outOfServiceTaint.ownedByFencer ? 'present (ours)' : 'present (not ours)') : 'absent'}`;
+/** Whose out-of-service taints the node carries. */
+function describeTaints(node: ObservedNode): string {
+  const { ours, foreign, staleRecord } = outOfServiceState(node.outOfServiceTaints, node.fenceRecord);
+  const parts = [
+    ...(ours ? ['ours'] : []),
+    ...(foreign.length > 0 ? [`${foreign.length} not ours`] : []),
+    ...(staleRecord ? ['a stale fence record'] : []),
+  ];
+  return parts.length > 0 ? parts.join(', ') : 'absent';
+}
+
+/** The node's liveness signals, aged at the time they were read. */
+export function describeNode(node: ObservedNode): string {
+  const readAt = instant(node.readAt, 'node.readAt');
+  return (
+    `node ${node.name}: Ready=${node.ready}, lease renewed ${age(node.leaseRenewTime, 'leaseRenewTime', readAt)}, ` +
+    `heartbeat ${age(node.lastHeartbeat, 'lastHeartbeat', readAt)} (read ${node.readAt}), ` +
+    `out-of-service taint ${describeTaints(node)}`
+  );
+}
 
 /** A power observation with the provider's own words. */
 export function describePower(power: PowerEvidence): string {

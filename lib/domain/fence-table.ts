@@ -8,6 +8,7 @@ import type { Rule } from './decision.js';
 import { inFlightWithinLimits, unhealthyWithinLimits } from './rules/blast-radius.js';
 import { type FenceContext, stagePhase } from './rules/context.js';
 import { waitOrExpire } from './rules/deadline.js';
+import { identityConsistent, identityCorroborated, instanceUnique } from './rules/identity.js';
 import {
   evidenceNamesInstance,
   nodeExists,
@@ -15,16 +16,24 @@ import {
   providerIdPresent,
   sameTarget,
 } from './rules/input.js';
-import { heartbeatStale, instanceNotStartedAgain, leaseStale, nodeNotReady } from './rules/liveness.js';
+import {
+  heartbeatStale,
+  instanceNotStartedAgain,
+  leaseStale,
+  nodeNotReady,
+  seenAlive,
+} from './rules/liveness.js';
 import { controlPlaneAllowed, instanceOwned, notOptedOut, strategySupported } from './rules/policy.js';
 import { commit, confirmOff, dryRunReport, instanceStoppable, powerObserved } from './rules/power.js';
 import {
   accelerateForceDelete,
   addTaint,
+  clearStaleRecord,
   drained,
   legacyDeletePods,
   legacyDeleteVolumeAttachments,
   stillOff,
+  toleratingPods,
 } from './rules/release.js';
 import { PollSeconds } from './timing.js';
 
@@ -44,15 +53,19 @@ export const FENCE_TABLE: readonly Rule<FenceContext>[] = [
   providerIdParses,
   sameTarget,
   evidenceNamesInstance,
+  instanceUnique,
+  identityConsistent,
   // Never fence a live node, re-checked every step (rule 2)
   nodeNotReady,
   leaseStale,
   heartbeatStale,
+  seenAlive,
   instanceNotStartedAgain,
   // Who may be fenced (rules 4, 3)
   notOptedOut,
   controlPlaneAllowed,
   instanceOwned,
+  identityCorroborated,
   strategySupported,
   // Blast radius (rule 4)
   unhealthyWithinLimits,
@@ -66,7 +79,9 @@ export const FENCE_TABLE: readonly Rule<FenceContext>[] = [
   // Release (rule 1, second half; rules 5, 6)
   stillOff,
   addTaint,
+  clearStaleRecord,
   legacyDeletePods,
+  toleratingPods,
   accelerateForceDelete,
   legacyDeleteVolumeAttachments,
   drained,

@@ -7,6 +7,7 @@ import { ActionKind } from './action.js';
 import type { Decision } from './decision.js';
 import { ValidationError } from './errors.js';
 import { isOff, type PowerEvidence, type ProviderName } from './instance.js';
+import { outOfServiceState } from './node-marks.js';
 import type { Observation } from './observation.js';
 import { Phase } from './phases.js';
 import type { Reason } from './reasons.js';
@@ -41,7 +42,7 @@ export interface RunHistory {
   readonly powerOffRequestedAt: string | null;
   /** The first provider observation, made after `decidedToFenceAt`, showing the target off (safety.md rule 1). */
   readonly proofOfOff: PowerEvidence | null;
-  /** When the out-of-service taint was first seen on the node after the proof. */
+  /** When a NoExecute out-of-service taint was first seen on the node after the proof. */
   readonly taintedAt: string | null;
   /** The most recent steps, oldest first, at most {@link MAX_STEPS}. */
   readonly steps: readonly StepRecord[];
@@ -137,7 +138,11 @@ export function record(history: RunHistory, decision: StepOutcome, observation: 
   const decidedToFenceAt = commits && target !== null ? latestTimeIn(observation) : history.decidedToFenceAt;
   const requestsPowerOff = decision.action?.kind === ActionKind.PowerOff && !decision.action.dryRun;
   const proofOfOff = history.proofOfOff ?? proofFrom(history, observation);
-  const tainted = proofOfOff !== null && observation.node?.outOfServiceTaint.present === true;
+  const node = observation.node;
+  const tainted =
+    proofOfOff !== null &&
+    node !== null &&
+    outOfServiceState(node.outOfServiceTaints, node.fenceRecord).releasing;
   const step: StepRecord = {
     at,
     phase: decision.phase,

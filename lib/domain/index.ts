@@ -15,6 +15,7 @@ export {
 export * from './errors.js';
 export { FENCE_TABLE } from './fence-table.js';
 export * from './history.js';
+export * from './identity.js';
 export * from './instance.js';
 export * from './node-marks.js';
 export * from './observation.js';
@@ -24,5 +25,5 @@ export * from './request.js';
 export type { FenceContext, FenceRule } from './rules/context.js';
 export type { UnfenceContext, UnfenceRule } from './rules/unfence-context.js';
 export * from './strategy.js';
-export { PollSeconds } from './timing.js';
+export { CLAIM_TTL_SECONDS, ClaimTtlSeconds, PollSeconds } from './timing.js';
 export { UNFENCE_TABLE } from './unfence-table.js';

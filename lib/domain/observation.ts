@@ -4,8 +4,14 @@
  * Plain JSON: every time is ISO 8601 with a zone, every optional value is `null` rather than absent.
  */
 import type { ProviderIdProblem } from './errors.js';
-import type { DiskAttachment, InstanceRef, OwnershipVerdict, PowerEvidence } from './instance.js';
-import type { FenceRecord } from './node-marks.js';
+import type {
+  DiskAttachment,
+  InstanceIdentity,
+  InstanceRef,
+  OwnershipVerdict,
+  PowerEvidence,
+} from './instance.js';
+import type { FenceRecord, TaintSnapshot } from './node-marks.js';
 
 /** A Kubernetes condition status. A missing Ready condition is `Unknown`. */
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
@@ -15,12 +21,26 @@ export interface ProviderFault {
   /** The error name, e.g. `ProviderApiError` or the SDK's `ThrottlingException`. */
   readonly name: string;
   readonly message: string;
+  /** The provider refused for load (throttling): asking again at once only makes it worse. */
+  readonly throttled?: boolean;
 }
 
 /** A provider answer or the fault that prevented it. */
 export type Fallible<T> =
   | { readonly ok: true; readonly value: T }
   | { readonly ok: false; readonly error: ProviderFault };
+
+/** One of `status.addresses`: `InternalIP`, `ExternalIP`, `InternalDNS`, `ExternalDNS` or `Hostname`. */
+export interface NodeAddress {
+  readonly type: string;
+  readonly address: string;
+}
+
+/** A CSI driver's id for the node, from CSINode `spec.drivers[]` (what the driver's node plugin reported). */
+export interface CsiNodeId {
+  readonly driver: string;
+  readonly nodeId: string;
+}
 
 /** The Node object, as read from the API server. */
 export interface ObservedNode {
@@ -29,24 +49,31 @@ export interface ObservedNode {
   readonly uid: string;
   /** metadata.resourceVersion: taint changes are conditional on it (safety.md rule 6). */
   readonly resourceVersion: string;
+  /**
+   * When the Node and its Lease were read, ISO 8601. Liveness is aged against this time, not against the
+   * end of the step: a Lease that was fresh when read stays fresh however slow the provider was after.
+   */
+  readonly readAt: string;
   readonly ready: ConditionStatus;
+  /** The Ready condition's reason, e.g. `KubeletReady`, `NodeStatusUnknown`, `NodeStatusNeverUpdated`. */
+  readonly readyReason: string | null;
   /** The Ready condition's lastHeartbeatTime. */
   readonly lastHeartbeat: string | null;
   /** The node's Lease (kube-node-lease) spec.renewTime; `null` when there is no Lease. */
   readonly leaseRenewTime: string | null;
   /** spec.providerID verbatim; `null` when unset or empty. */
   readonly providerId: string | null;
+  /** status.addresses as the kubelet (or cloud controller) reported them. */
+  readonly addresses: readonly NodeAddress[];
+  /** The node's ids in its CSINode object, one per CSI driver; empty when there is no CSINode. */
+  readonly csiNodeIds: readonly CsiNodeId[];
   /** Carries the `node-role.kubernetes.io/control-plane` label. */
   readonly controlPlane: boolean;
   /** Carries the fencer's opt-out annotation. */
   readonly optedOut: boolean;
-  readonly outOfServiceTaint: {
-    /** A taint with key `node.kubernetes.io/out-of-service` exists (any value or effect). */
-    readonly present: boolean;
-    /** The fencer's fence-record annotation says the fencer added it. */
-    readonly ownedByFencer: boolean;
-  };
-  /** The fencer's fence-record annotation, parsed; `null` when absent. */
+  /** Every taint keyed `node.kubernetes.io/out-of-service`, exactly as read (whoever added it). */
+  readonly outOfServiceTaints: readonly TaintSnapshot[];
+  /** The fencer's fence-record annotation, parsed; `null` when absent or unreadable. */
   readonly fenceRecord: FenceRecord | null;
 }
 
@@ -58,6 +85,8 @@ export interface ObservedCluster {
   readonly unhealthyNodes: readonly string[];
   /** Names of other nodes with a fencing in flight (claimed, not yet Fenced, Refused or Failed). */
   readonly fencingsInFlight: readonly string[];
+  /** The cluster's one in-flight limit (from its configuration, never from a request). */
+  readonly maxInFlight: number;
   /** The API server's version; `null` when it could not be read. */
   readonly serverVersion: { readonly major: number; readonly minor: number } | null;
 }
@@ -70,8 +99,12 @@ export type ObservedInstance =
       readonly ref: InstanceRef;
       readonly ownership: Fallible<OwnershipVerdict>;
       readonly power: Fallible<PowerEvidence>;
-      /** Disks the provider reports on the machine. */
-      readonly disks: Fallible<readonly DiskAttachment[]>;
+      /** Who the provider says the machine is; `null` when the provider does not know it. */
+      readonly identity: Fallible<InstanceIdentity | null>;
+      /** Other Node objects whose providerID names the same machine. */
+      readonly otherNodes: readonly string[];
+      /** Disks the provider reports on the machine; `null` when this step did not need to ask. */
+      readonly disks: Fallible<readonly DiskAttachment[]> | null;
     };
 
 /** A pod bound to the node. */
@@ -82,8 +115,10 @@ export interface ObservedPod {
   readonly uid: string;
   /** metadata.deletionTimestamp is set. */
   readonly terminating: boolean;
-  /** Mounts at least one PersistentVolumeClaim, so it keeps a volume attached to the node while it exists. */
-  readonly usesPersistentVolumes: boolean;
+  /** The PersistentVolumeClaims it mounts: while it exists, their volumes stay attached to the node. */
+  readonly claimNames: readonly string[];
+  /** Tolerates the out-of-service taint (NoExecute), so the taint never evicts it. */
+  readonly toleratesOutOfService: boolean;
 }
 
 /** A VolumeAttachment whose spec.nodeName is the node. */
@@ -99,6 +134,10 @@ export interface ObservedVolumeAttachment {
   readonly deleting: boolean;
   readonly attachError: string | null;
   readonly detachError: string | null;
+  /** spec.attacher: the CSI driver. */
+  readonly attacher: string | null;
+  /** The attacher's id for the node (annotation `csi.alpha.kubernetes.io/node-id`), when set. */
+  readonly csiNodeId: string | null;
 }
 
 /** What still ties volumes to the node. */

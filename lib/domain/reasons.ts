@@ -16,12 +16,16 @@ export const Reason = {
   HeartbeatFresh: 'HeartbeatFresh',
   NodeCameBack: 'NodeCameBack',
   InstanceStartedAgain: 'InstanceStartedAgain',
+  NeverSeenAlive: 'NeverSeenAlive',
   // Right instance (rule 3)
   InstanceNotOwned: 'InstanceNotOwned',
   WrongAccount: 'WrongAccount',
   WrongRegion: 'WrongRegion',
   InstanceMismatch: 'InstanceMismatch',
   TargetChanged: 'TargetChanged',
+  InstanceClaimedByOtherNode: 'InstanceClaimedByOtherNode',
+  IdentityMismatch: 'IdentityMismatch',
+  IdentityUnproven: 'IdentityUnproven',
   // Bounded blast radius (rule 4)
   TooManyUnhealthy: 'TooManyUnhealthy',
   TooManyInFlight: 'TooManyInFlight',
@@ -32,13 +36,18 @@ export const Reason = {
   InstanceNotStoppable: 'InstanceNotStoppable',
   PowerOffNotConfirmed: 'PowerOffNotConfirmed',
   ProviderApiError: 'ProviderApiError',
+  ProviderThrottled: 'ProviderThrottled',
   // Releasing volumes
   OutOfServiceUnsupported: 'OutOfServiceUnsupported',
   DrainNotComplete: 'DrainNotComplete',
+  PodToleratesOutOfService: 'PodToleratesOutOfService',
   // Un-fence (rule 6)
   NoPowerCycleSinceFence: 'NoPowerCycleSinceFence',
   TaintNotOwned: 'TaintNotOwned',
   NodeNotReadyYet: 'NodeNotReadyYet',
+  StaleFenceRecord: 'StaleFenceRecord',
+  // Errors
+  StepError: 'StepError',
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];
 
@@ -53,11 +62,17 @@ export const REASON_SENTENCES: Readonly<Record<Reason, string>> = {
   HeartbeatFresh: "The node's status heartbeat is within the grace period; its kubelet is alive.",
   NodeCameBack: 'The node showed signs of life after the decision to fence; the run stops.',
   InstanceStartedAgain: 'The instance was started again after the decision to fence; the run stops.',
+  NeverSeenAlive: 'The node has no Lease and no kubelet heartbeat: never seen alive is not proof of silence.',
   InstanceNotOwned: "The instance does not carry this cluster's ownership tag.",
   WrongAccount: 'The instance is not in the configured account.',
   WrongRegion: 'The instance is not in the configured region.',
   InstanceMismatch: 'The provider evidence names a different instance than the node.',
   TargetChanged: 'The node or its instance changed identity during the run.',
+  InstanceClaimedByOtherNode:
+    "Another Node object's providerID names the same instance; it may be running that node.",
+  IdentityMismatch: "The node's addresses or CSI node IDs contradict the instance its providerID names.",
+  IdentityUnproven:
+    'Nothing but the providerID ties the node to the instance (no matching address, host name or CSI node ID).',
   TooManyUnhealthy: 'Too many nodes are unhealthy at once; the network, not the nodes, is probably broken.',
   TooManyInFlight: 'Too many fencings are already in flight in this cluster.',
   AlreadyInProgress: 'Another run is already fencing this node; this run waits for it.',
@@ -66,11 +81,16 @@ export const REASON_SENTENCES: Readonly<Record<Reason, string>> = {
   InstanceNotStoppable: 'The instance cannot be stopped (one-time Spot) and terminating it is not allowed.',
   PowerOffNotConfirmed: 'The provider did not report the instance off before the deadline.',
   ProviderApiError: "The provider's API failed; its answer is not evidence of anything.",
+  ProviderThrottled: "The provider's API is throttling the fencer; its answer is not evidence of anything.",
   OutOfServiceUnsupported: 'The API server is older than 1.26 and cannot act on the out-of-service taint.',
   DrainNotComplete: "The node's pods, VolumeAttachments or disks did not clear before the deadline.",
+  PodToleratesOutOfService:
+    'A pod that tolerates the out-of-service taint holds a volume on the node; Kubernetes will never evict it.',
   NoPowerCycleSinceFence: 'The instance has not been started since the fence, so the taint stays.',
   TaintNotOwned: 'The out-of-service taint was not added by this fencer, so it is not removed.',
   NodeNotReadyYet: 'The node is not Ready yet, so the taint stays.',
+  StaleFenceRecord: 'The fence record names a taint that is no longer on the node; the record is cleared.',
+  StepError: 'A step failed before it could decide; it is retried from the same state.',
 };
 
 /** The human sentence for a reason code. */

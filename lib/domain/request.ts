@@ -23,8 +23,6 @@ export interface FenceLimits {
   readonly maxUnhealthyNodes: number;
   /** Refuse when more than this fraction (0..1) of all nodes is unhealthy. */
   readonly maxUnhealthyFraction: number;
-  /** Refuse when this many other fencings are already in flight. */
-  readonly maxInFlight: number;
   /** Whether control-plane nodes may be fenced at all. */
   readonly allowControlPlane: boolean;
   /** A Lease renewed (or heartbeat posted) within this many seconds means the kubelet is alive. */
@@ -43,7 +41,6 @@ export interface FenceLimits {
 export const DEFAULT_LIMITS: FenceLimits = {
   maxUnhealthyNodes: 3,
   maxUnhealthyFraction: 0.4,
-  maxInFlight: 1,
   allowControlPlane: false,
   leaseGraceSeconds: 40,
   powerOffDeadlineSeconds: 300,
@@ -64,6 +61,11 @@ export interface FenceRequest {
   readonly allowTerminate: boolean;
   /** Skip the guest OS shutdown when powering off (faster, no flush; the node is presumed hung). */
   readonly skipOsShutdown: boolean;
+  /**
+   * Once the instance is proven off, force-delete the node's pods that tolerate the out-of-service taint
+   * and hold volumes (Kubernetes never evicts them). Off by default: such a pod was made to stay.
+   */
+  readonly forceDeleteTolerating: boolean;
   readonly limits: FenceLimits;
 }
 
@@ -79,23 +81,33 @@ export interface UnfenceRequest {
   readonly waitSeconds: number;
 }
 
-const isNonNegative = (value: number): boolean => Number.isFinite(value) && value >= 0;
+/**
+ * The smallest values that keep each rule meaningful. A kubelet renews its Lease every 10 s (a quarter of
+ * the 40 s lease), so a grace shorter than that reads a live kubelet as silent between two renewals.
+ */
+export const LIMIT_BOUNDS = {
+  leaseGraceSeconds: { min: 10, max: 3600 },
+  maxUnhealthyNodes: { min: 1, max: 100_000 },
+  powerOffDeadlineSeconds: { min: 10, max: 86_400 },
+  drainDeadlineSeconds: { min: 10, max: 86_400 },
+} as const;
 
-/** Throws `ValidationError` when a limit would disable the rule it bounds. */
+/** The in-flight limit's bounds (it is the cluster's, not a request's). */
+export const MAX_IN_FLIGHT_BOUNDS = { min: 1, max: 1000 } as const;
+
+/** Throws `ValidationError` when a limit would switch off (or make meaningless) the rule it bounds. */
 export function assertLimits(limits: FenceLimits): void {
   const problems: string[] = [];
-  for (const key of [
-    'maxUnhealthyNodes',
-    'maxInFlight',
-    'leaseGraceSeconds',
-    'powerOffDeadlineSeconds',
-    'drainDeadlineSeconds',
-  ] as const) {
-    if (!isNonNegative(limits[key])) problems.push(`${key} must be a finite number >= 0`);
+  for (const [key, { min, max }] of Object.entries(LIMIT_BOUNDS)) {
+    const value = limits[key as keyof typeof LIMIT_BOUNDS];
+    if (!(Number.isFinite(value) && value >= min && value <= max)) {
+      problems.push(`${key} must be a number from ${min} to ${max}`);
+    }
   }
   const fraction = limits.maxUnhealthyFraction;
-  if (!(Number.isFinite(fraction) && fraction >= 0 && fraction <= 1)) {
-    problems.push('maxUnhealthyFraction must be between 0 and 1');
+  // 1 (or more) would never refuse: "all nodes unhealthy" is the worst partition, not a fencing case.
+  if (!(Number.isFinite(fraction) && fraction > 0 && fraction < 1)) {
+    problems.push('maxUnhealthyFraction must be above 0 and below 1');
   }
   if (problems.length > 0) throw new ValidationError(`invalid fence limits: ${problems.join('; ')}`);
 }

@@ -7,8 +7,8 @@ import {
   nodeReadyAgain,
   powerCycled,
   removeTaint,
+  staleRecordCleared,
   taintOwned,
-  taintPresent,
   unfenceDryRun,
   unfenceInstanceOwned,
   unfenceInstanceResolved,
@@ -19,7 +19,7 @@ import type { UnfenceContext } from './rules/unfence-context.js';
 /** The un-fence table, in the order it is walked. */
 export const UNFENCE_TABLE: readonly Rule<UnfenceContext>[] = [
   unfenceNodeExists,
-  taintPresent,
+  staleRecordCleared,
   taintOwned,
   unfenceInstanceResolved,
   nodeReadyAgain,

@@ -13,12 +13,21 @@ export interface Taint {
   readonly timeAdded?: string;
 }
 
+/** One of a Node's `status.addresses`. */
+export interface NodeAddressView {
+  readonly type: string;
+  readonly address: string;
+}
+
 /** A Node as the fencer reads it: the sweep's view (lib/domain/sweep/model.ts) plus what writes need. */
 export interface NodeView extends SweepNode {
   readonly uid: string;
   readonly resourceVersion: string;
   readonly createdAt: string;
   readonly lastHeartbeat?: string;
+  /** The Ready condition's reason (`KubeletReady`, `NodeStatusUnknown`, `NodeStatusNeverUpdated`, ...). */
+  readonly readyReason?: string;
+  readonly addresses: readonly NodeAddressView[];
   readonly taints: readonly Taint[];
 }
 
@@ -41,6 +50,8 @@ export interface PodView {
   readonly claimNames: readonly string[];
   /** Whether the pod tolerates every NoExecute taint (such a pod is never evicted by a taint). */
   readonly toleratesEverything: boolean;
+  /** Whether the pod tolerates the out-of-service taint for good (the taint never evicts it). */
+  readonly toleratesOutOfService: boolean;
   readonly ownerKind?: string;
   /** Why the first waiting container waits, e.g. `ContainerCreating`; absent when none waits. */
   readonly waitingReason?: string;
@@ -135,7 +146,17 @@ export interface NodeWriteOptions extends MutationOptions {
 export interface FencingClaim {
   readonly node: string;
   readonly runId: string;
+  /** Last claim or renewal, on the API server's clock. */
   readonly renewedAt: string;
+}
+
+/** The fencings in flight, judged on the API server's clock, and the cluster's one in-flight limit. */
+export interface FencingClaims {
+  readonly claims: readonly FencingClaim[];
+  /** How many fencings may be in flight at once in this cluster (its configuration, not a request's). */
+  readonly maxInFlight: number;
+  /** The API server's time when the claims were read. */
+  readonly serverTime: string;
 }
 
 /** An Event recorded on a Node for the audit trail. */
@@ -174,6 +195,8 @@ export interface Cluster {
   listPersistentVolumeClaims(namespace?: string): Promise<readonly PersistentVolumeClaimView[]>;
   listStorageClasses(): Promise<readonly StorageClassView[]>;
   listCSINodes(): Promise<readonly CSINodeView[]>;
+  /** The node's CSINode (the ids its CSI node plugins reported); `null` when there is none. */
+  getCSINode(name: string): Promise<CSINodeView | null>;
   /** The Events about one object, newest last, at most `limit` of them (default 50). */
   listEvents(target: EventTarget, options?: { readonly limit?: number }): Promise<readonly ObjectEventView[]>;
 
@@ -187,10 +210,13 @@ export interface Cluster {
     annotations: Readonly<Record<string, string>>,
     options: NodeWriteOptions,
   ): Promise<'added' | 'already-present'>;
-  /** Removes the taint with `key` (same read-modify-write) and deletes the named annotations in the same update. */
+  /**
+   * Removes exactly `taint` (equal in key, value, effect and timeAdded; every other taint stays, same
+   * read-modify-write) and deletes the named annotations in the same update.
+   */
   removeTaint(
     node: string,
-    key: string,
+    taint: Taint,
     removeAnnotations: readonly string[],
     options: NodeWriteOptions,
   ): Promise<'removed' | 'absent'>;
@@ -215,17 +241,16 @@ export interface Cluster {
 
   /**
    * Claims the right to fence `node` for `runId` in a shared coordination Lease, atomically
-   * (resourceVersion), granting at most `maxInFlight` live claims across the cluster. A claim older
-   * than `ttlSeconds` without renewal is expired. Claiming again with the same runId renews it.
+   * (resourceVersion), granting at most the cluster's in-flight limit of live claims. Claims are stamped
+   * and aged on the API server's clock, never a writer's: a claim not renewed for `ttlSeconds` of server
+   * time is expired. Claiming again with the same runId renews it.
    */
-  claimFencing(
-    node: string,
-    runId: string,
-    limits: { readonly maxInFlight: number; readonly ttlSeconds: number },
-  ): Promise<ClaimResult>;
+  claimFencing(node: string, runId: string, options: { readonly ttlSeconds: number }): Promise<ClaimResult>;
   releaseFencing(node: string, runId: string): Promise<void>;
-  /** The claims renewed within `ttlSeconds`: the fencings in flight. */
-  listFencingClaims(ttlSeconds: number): Promise<readonly FencingClaim[]>;
+  /** The claims renewed within `ttlSeconds` of server time, and the cluster's in-flight limit. */
+  listFencingClaims(ttlSeconds: number): Promise<FencingClaims>;
+  /** Sets the cluster's one in-flight limit (an operator's configuration). */
+  setMaxInFlight(limit: number): Promise<void>;
 
   /**
    * Resolves when something about `node` may have changed (its Node object, its pods, its

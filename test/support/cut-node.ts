@@ -4,17 +4,24 @@
  */
 import { type Lab, type LabOptions, startLab } from '../../lab/lab.js';
 import { waitNodeNotReady } from '../../lab/scenarios/incident.js';
-import { deployStatefulApp, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
+import {
+  deployStatefulApp,
+  type StatefulApp,
+  type StatefulAppOptions,
+} from '../../lab/scenarios/stateful-app.js';
 import { waitLeaseOlderThan } from './lab-waits.js';
 
 /** The fencer's lease grace in the e2e tests, in seconds. */
 export const LEASE_GRACE_SECONDS = 10;
 
 /** Starts the lab and brings node-a to the cut state; a failure on the way stops the lab. */
-export async function labWithCutNode(options: LabOptions = {}): Promise<{ lab: Lab; app: StatefulApp }> {
-  const lab = await startLab({ nodes: 2, ...options });
+export async function labWithCutNode(
+  options: LabOptions & { readonly app?: Omit<StatefulAppOptions, 'onNode'> } = {},
+): Promise<{ lab: Lab; app: StatefulApp }> {
+  const { app: appOptions, ...labOptions } = options;
+  const lab = await startLab({ nodes: 2, ...labOptions });
   try {
-    const app = await deployStatefulApp(lab, { onNode: 'node-a' });
+    const app = await deployStatefulApp(lab, { ...appOptions, onNode: 'node-a' });
     await lab.cut('node-a');
     await waitNodeNotReady(lab, 'node-a');
     await waitLeaseOlderThan(lab, 'node-a', LEASE_GRACE_SECONDS + 1);

@@ -1,19 +1,21 @@
 import type { V1Lease } from '@kubernetes/client-node';
 import { isFencerError } from '../../domain/errors.js';
-import type { ClaimResult, FencingClaim } from '../../ports/cluster.js';
-import type { ApiClient } from './api/api-client.js';
+import type { ClaimResult, FencingClaims } from '../../ports/cluster.js';
+import { type ApiClient, ApiStatusError } from './api/api-client.js';
 import { apiPaths, MERGE_PATCH } from './api/paths.js';
 import {
   CLAIMS_ANNOTATION,
-  type ClaimLimits,
   type Claims,
+  DEFAULT_MAX_IN_FLIGHT,
   decideClaim,
   liveClaims,
+  MAX_IN_FLIGHT_ANNOTATION,
   parseClaims,
+  parseMaxInFlight,
   serializeClaims,
   withoutClaim,
 } from './claims.js';
-import { isConflict, isNotFound, toKubernetesApiError } from './errors.js';
+import { isConflict, isNotFound, KubernetesApiError, toKubernetesApiError } from './errors.js';
 import { type ConflictRetryPolicy, retryOnConflict } from './retry.js';
 
 /** Settings of {@link ClaimLease}. */
@@ -22,13 +24,14 @@ export interface ClaimLeaseOptions {
   readonly name: string;
   readonly fieldManager: string;
   readonly retry: ConflictRetryPolicy;
-  readonly now: () => Date;
 }
 
-/** The claims as read, and the version a write must match. */
+/** The claims as read, the version a write must match, the cluster's limit and the server's clock. */
 interface ReadClaims {
   readonly resourceVersion: string;
   readonly claims: Claims;
+  readonly maxInFlight: number;
+  readonly serverTime: Date;
 }
 
 /**
@@ -36,7 +39,9 @@ interface ReadClaims {
  * claim or release reads the Lease, decides, and writes back with the `resourceVersion` it read;
  * a concurrent writer makes the write fail with 409 and the whole decision is taken again from a
  * fresh read. So two runs can never both see room for the last in-flight slot (safety.md rule 4).
- * Claims are never dry-run: they are the fencer's own bookkeeping, not a change to the workload.
+ * Claims are never dry-run: they are the fencer's own bookkeeping, not a change to the workload (a dry
+ * run takes none). Times are the API server's (the `Date` of the read the decision is based on), and the
+ * in-flight limit is the one the Lease carries: every fencer of the cluster sees the same cap.
  */
 export class ClaimLease {
   readonly #api: ApiClient;
@@ -47,16 +52,31 @@ export class ClaimLease {
     this.#options = options;
   }
 
-  /** Claims (or renews) `node` for `runId` within `limits`. */
-  claim(node: string, runId: string, limits: ClaimLimits): Promise<ClaimResult> {
+  /** Claims (or renews) `node` for `runId` within the cluster's limit. */
+  claim(node: string, runId: string, ttlSeconds: number): Promise<ClaimResult> {
     return retryOnConflict(
       'claimFencing',
       this.#describe(),
       async () => {
         const read = await this.#readOrCreate();
-        const { result, next } = decideClaim(read.claims, node, runId, limits, this.#options.now());
-        if (next) await this.#write(read.resourceVersion, next);
+        const limits = { maxInFlight: read.maxInFlight, ttlSeconds };
+        const { result, next } = decideClaim(read.claims, node, runId, limits, read.serverTime);
+        if (next) await this.#write(read.resourceVersion, { [CLAIMS_ANNOTATION]: serializeClaims(next) });
         return result;
+      },
+      this.#options.retry,
+    );
+  }
+
+  /** Sets the cluster's in-flight limit on the Lease (creating it if needed). */
+  async setMaxInFlight(limit: number): Promise<void> {
+    const value = String(parseMaxInFlight(String(limit), this.#describe()));
+    await retryOnConflict(
+      'setMaxInFlight',
+      this.#describe(),
+      async () => {
+        const read = await this.#readOrCreate();
+        await this.#write(read.resourceVersion, { [MAX_IN_FLIGHT_ANNOTATION]: value });
       },
       this.#options.retry,
     );
@@ -70,24 +90,29 @@ export class ClaimLease {
       async () => {
         const read = await this.#read();
         const next = read && withoutClaim(read.claims, node, runId);
-        if (read && next) await this.#write(read.resourceVersion, next);
+        if (read && next)
+          await this.#write(read.resourceVersion, { [CLAIMS_ANNOTATION]: serializeClaims(next) });
       },
       this.#options.retry,
     );
   }
 
-  /** The live claims, by node name; none while no fencer has created the Lease. */
-  async list(ttlSeconds: number): Promise<FencingClaim[]> {
-    let read: ReadClaims | undefined;
+  /** The live claims, by node name, and the cluster's limit; none while no fencer has created the Lease. */
+  async list(ttlSeconds: number): Promise<FencingClaims> {
+    let read: ReadClaims | { readonly absentAt: Date };
     try {
-      read = await this.#read();
+      read = await this.#readOrAbsent();
     } catch (error) {
       throw isFencerError(error) ? error : toKubernetesApiError('listFencingClaims', this.#describe(), error);
     }
-    const live = liveClaims(read?.claims ?? {}, this.#options.now(), ttlSeconds);
-    return Object.entries(live)
+    if ('absentAt' in read) {
+      return { claims: [], maxInFlight: DEFAULT_MAX_IN_FLIGHT, serverTime: read.absentAt.toISOString() };
+    }
+    const live = liveClaims(read.claims, read.serverTime, ttlSeconds);
+    const claims = Object.entries(live)
       .map(([node, claim]) => ({ node, runId: claim.runId, renewedAt: claim.renewedAt }))
       .sort((a, b) => a.node.localeCompare(b.node));
+    return { claims, maxInFlight: read.maxInFlight, serverTime: read.serverTime.toISOString() };
   }
 
   #path(): string {
@@ -98,20 +123,39 @@ export class ClaimLease {
     return `lease/${this.#options.namespace}/${this.#options.name}`;
   }
 
-  #toRead(lease: V1Lease): ReadClaims {
+  #toRead(lease: V1Lease, serverTime: Date | undefined): ReadClaims {
+    const annotations = lease.metadata?.annotations;
     return {
       resourceVersion: lease.metadata?.resourceVersion ?? '',
-      claims: parseClaims(lease.metadata?.annotations?.[CLAIMS_ANNOTATION], this.#describe()),
+      claims: parseClaims(annotations?.[CLAIMS_ANNOTATION], this.#describe()),
+      maxInFlight: parseMaxInFlight(annotations?.[MAX_IN_FLIGHT_ANNOTATION], this.#describe()),
+      serverTime: this.#requireServerTime(serverTime),
     };
   }
 
-  async #read(): Promise<ReadClaims | undefined> {
+  /** Without the server's clock a claim cannot be judged: an error, never the local clock. */
+  #requireServerTime(serverTime: Date | undefined): Date {
+    if (serverTime) return serverTime;
+    throw new KubernetesApiError(
+      `Kubernetes ${this.#describe()}: the API server's answer had no Date header; claims are judged on its clock only`,
+    );
+  }
+
+  async #readOrAbsent(): Promise<ReadClaims | { readonly absentAt: Date }> {
     try {
-      return this.#toRead(await this.#api.call({ method: 'GET', path: this.#path() }));
+      const { body, serverTime } = await this.#api.exchange<V1Lease>({ method: 'GET', path: this.#path() });
+      return this.#toRead(body, serverTime);
     } catch (error) {
-      if (isNotFound(error)) return undefined;
+      if (isNotFound(error) && error instanceof ApiStatusError) {
+        return { absentAt: this.#requireServerTime(error.serverTime) };
+      }
       throw error;
     }
+  }
+
+  async #read(): Promise<ReadClaims | undefined> {
+    const read = await this.#readOrAbsent();
+    return 'absentAt' in read ? undefined : read;
   }
 
   /** The first fencer to claim creates the Lease; losing that race to another is fine: read theirs. */
@@ -131,13 +175,13 @@ export class ClaimLease {
         },
         spec: {},
       };
-      const created = await this.#api.call<V1Lease>({
+      const created = await this.#api.exchange<V1Lease>({
         method: 'POST',
         path: apiPaths.leases(namespace),
         query: { fieldManager },
         body,
       });
-      return this.#toRead(created);
+      return this.#toRead(created.body, created.serverTime);
     } catch (error) {
       if (!isConflict(error)) throw error;
     }
@@ -149,12 +193,12 @@ export class ClaimLease {
     });
   }
 
-  async #write(resourceVersion: string, claims: Claims): Promise<void> {
+  async #write(resourceVersion: string, annotations: Readonly<Record<string, string>>): Promise<void> {
     await this.#api.call({
       method: 'PATCH',
       path: this.#path(),
       query: { fieldManager: this.#options.fieldManager },
-      body: { metadata: { resourceVersion, annotations: { [CLAIMS_ANNOTATION]: serializeClaims(claims) } } },
+      body: { metadata: { resourceVersion, annotations } },
       contentType: MERGE_PATCH,
     });
   }

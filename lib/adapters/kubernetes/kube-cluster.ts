@@ -5,7 +5,7 @@ import type {
   Cluster,
   CSINodeView,
   EventTarget,
-  FencingClaim,
+  FencingClaims,
   LeaseView,
   MutationOptions,
   NodeEvent,
@@ -55,7 +55,7 @@ export interface KubeClusterProps {
   readonly conflictRetry?: ConflictRetryPolicy;
   /** @default a logger that drops everything */
   readonly logger?: KubeClusterLogger;
-  /** Stamps claims, taints and Events. @default () => new Date() */
+  /** Stamps taints without a `timeAdded` and Events (claims use the API server's clock). @default () => new Date() */
   readonly now?: () => Date;
 }
 
@@ -90,7 +90,6 @@ export class KubeCluster implements Cluster {
       name: props.leaseName ?? 'kube-fencer',
       fieldManager: this.#fieldManager,
       retry,
-      now: this.#now,
     });
   }
 
@@ -179,6 +178,10 @@ export class KubeCluster implements Cluster {
     return this.#reads.listCSINodes();
   }
 
+  getCSINode(name: string): Promise<CSINodeView | null> {
+    return this.#reads.getCSINode(name);
+  }
+
   listEvents(
     target: EventTarget,
     options?: { readonly limit?: number },
@@ -197,11 +200,11 @@ export class KubeCluster implements Cluster {
 
   removeTaint(
     node: string,
-    key: string,
+    taint: Taint,
     removeAnnotations: readonly string[],
     options: NodeWriteOptions,
   ): Promise<'removed' | 'absent'> {
-    return this.#nodes.removeTaint(node, key, removeAnnotations, options);
+    return this.#nodes.removeTaint(node, taint, removeAnnotations, options);
   }
 
   annotateNode(
@@ -231,20 +234,20 @@ export class KubeCluster implements Cluster {
     return recordNodeEvent(this.#api, node, event, reporter, this.#logger, this.#now());
   }
 
-  claimFencing(
-    node: string,
-    runId: string,
-    limits: { readonly maxInFlight: number; readonly ttlSeconds: number },
-  ): Promise<ClaimResult> {
-    return this.#claims.claim(node, runId, limits);
+  claimFencing(node: string, runId: string, options: { readonly ttlSeconds: number }): Promise<ClaimResult> {
+    return this.#claims.claim(node, runId, options.ttlSeconds);
   }
 
   releaseFencing(node: string, runId: string): Promise<void> {
     return this.#claims.release(node, runId);
   }
 
-  listFencingClaims(ttlSeconds: number): Promise<readonly FencingClaim[]> {
+  listFencingClaims(ttlSeconds: number): Promise<FencingClaims> {
     return this.#claims.list(ttlSeconds);
+  }
+
+  setMaxInFlight(limit: number): Promise<void> {
+    return this.#claims.setMaxInFlight(limit);
   }
 
   waitForNodeChange(node: string, timeoutMs: number, signal?: AbortSignal): Promise<'changed' | 'timeout'> {

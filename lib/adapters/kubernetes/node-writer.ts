@@ -50,13 +50,13 @@ export class NodeWriter {
   }
 
   /**
-   * Removes every taint keyed `key` and deletes `removeAnnotations` in one update. Leftover
-   * annotations are cleaned up even when the taint is already gone (say, removed by hand), so a
-   * half-undone fence does not linger; a node that no longer exists has nothing to remove.
+   * Removes exactly `taint` and deletes `removeAnnotations` in one update. Leftover annotations are
+   * cleaned up even when the taint is already gone, so a half-undone fence does not linger; a node
+   * that no longer exists has nothing to remove.
    */
   removeTaint(
     node: string,
-    key: string,
+    taint: Taint,
     removeAnnotations: readonly string[],
     options: NodeWriteOptions,
   ): Promise<'removed' | 'absent'> {
@@ -66,7 +66,7 @@ export class NodeWriter {
       node,
       options,
       (view) => {
-        const taints = withoutTaint(view.taints, key);
+        const taints = withoutTaint(view.taints, taint);
         const changes = annotationChanges(view.annotations, wanted);
         if (!taints && Object.keys(changes).length === 0) return { result: 'absent' };
         return {

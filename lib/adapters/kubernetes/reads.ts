@@ -91,6 +91,10 @@ export class ClusterReads {
     return this.#lister.list('listCSINode', apiPaths.csiNodes, {}, toCsiNodeView);
   }
 
+  getCSINode(name: string): Promise<CSINodeView | null> {
+    return getOrNull(this.#api, 'readCSINode', apiPaths.csiNode(name), toCsiNodeView);
+  }
+
   /**
    * The Events about one object, selected server-side by kind and name, so memory does not grow
    * with the cluster's history; only the newest `limit` are kept.

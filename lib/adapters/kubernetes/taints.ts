@@ -37,9 +37,22 @@ export const withTaint = (
   return [...current, stamped];
 };
 
-/** The taint list without any taint keyed `key` (every effect), or `undefined` when there is none. */
-export const withoutTaint = (current: readonly Taint[], key: string): readonly Taint[] | undefined => {
-  const kept = current.filter((t) => t.key !== key);
+/** Two taints are the same taint when key, value, effect and timeAdded (to the second) all agree. */
+export const sameTaint = (a: Taint, b: Taint): boolean =>
+  a.key === b.key &&
+  (a.value ?? '') === (b.value ?? '') &&
+  a.effect === b.effect &&
+  seconds(a.timeAdded) === seconds(b.timeAdded);
+
+const seconds = (iso: string | undefined): number | undefined =>
+  iso === undefined ? undefined : Math.floor(Date.parse(iso) / 1000);
+
+/**
+ * The taint list without exactly `taint` (every other taint stays, even one with the same key), or
+ * `undefined` when it is not there.
+ */
+export const withoutTaint = (current: readonly Taint[], taint: Taint): readonly Taint[] | undefined => {
+  const kept = current.filter((t) => !sameTaint(t, taint));
   return kept.length === current.length ? undefined : kept;
 };
 

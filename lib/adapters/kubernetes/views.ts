@@ -38,6 +38,8 @@ export const toNodeView = (node: V1Node): NodeView => {
       : 'Missing',
     readySince: isoTime(ready?.lastTransitionTime),
     lastHeartbeat: isoTime(ready?.lastHeartbeatTime),
+    ...(ready?.reason ? { readyReason: ready.reason } : {}),
+    addresses: (node.status?.addresses ?? []).map((a) => ({ type: a.type, address: a.address })),
     providerId: node.spec?.providerID || undefined,
     unschedulable: node.spec?.unschedulable === true,
     labels: { ...node.metadata?.labels },
@@ -62,6 +64,22 @@ export const toleratesEveryNoExecute = (toleration: V1Toleration): boolean =>
   !toleration.key &&
   (!toleration.effect || toleration.effect === 'NoExecute') &&
   (toleration.tolerationSeconds === undefined || toleration.tolerationSeconds === null);
+
+const OUT_OF_SERVICE_KEY = 'node.kubernetes.io/out-of-service';
+
+/**
+ * Whether a toleration keeps a pod through the out-of-service taint for good: it matches the taint's
+ * key (or every key), a NoExecute or empty effect, and has no `tolerationSeconds`. The taint's value
+ * is not checked: an `Equal` toleration of another value does not match, so it is counted only when
+ * it names `nodeshutdown`.
+ */
+export const toleratesOutOfService = (toleration: V1Toleration): boolean => {
+  const effectMatches = !toleration.effect || toleration.effect === 'NoExecute';
+  const forever = toleration.tolerationSeconds === undefined || toleration.tolerationSeconds === null;
+  if (!effectMatches || !forever) return false;
+  if (toleration.operator === 'Exists') return !toleration.key || toleration.key === OUT_OF_SERVICE_KEY;
+  return toleration.key === OUT_OF_SERVICE_KEY && (toleration.value ?? '') === 'nodeshutdown';
+};
 
 /**
  * The PVCs a pod mounts: named claims, and the claims Kubernetes creates for generic ephemeral
@@ -90,6 +108,7 @@ export const toPodView = (pod: V1Pod): PodView => {
     deletionTimestamp: isoTime(pod.metadata?.deletionTimestamp),
     claimNames: claimNamesOf(pod),
     toleratesEverything: (pod.spec?.tolerations ?? []).some(toleratesEveryNoExecute),
+    toleratesOutOfService: (pod.spec?.tolerations ?? []).some(toleratesOutOfService),
     ownerKind: owner?.kind,
     ...podStatusFields(pod),
   };

@@ -52,7 +52,8 @@ export async function gatherSnapshot(deps: FencerDeps, thresholds: SweepThreshol
     storageClasses,
     csiNodes,
     podsOnTaintedNodes: podsOnTainted.flat(),
-    fencingsInFlight: claims.map((c) => c.node),
+    fencingsInFlight: claims.claims.map((c) => c.node),
+    maxInFlight: claims.maxInFlight,
     thresholds,
   };
 }

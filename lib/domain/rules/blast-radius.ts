@@ -71,10 +71,11 @@ export const inFlightWithinLimits: FenceRule = {
     // Only the commitment is gated: once committed, this run is itself one of the fencings in flight.
     if (committed(ctx)) return NotApplicable;
     const others = othersInFlight(ctx);
-    return others.length < ctx.request.limits.maxInFlight
+    const limit = ctx.observation.cluster.maxInFlight;
+    return others.length < limit
       ? Compliant
       : halt(Phase.Refused, Reason.TooManyInFlight, [
-          `${others.length} fencings in flight (${others.join(', ')}), limit ${ctx.request.limits.maxInFlight}`,
+          `${others.length} fencings in flight (${others.join(', ')}), the cluster's limit is ${limit}`,
         ]);
   },
 };

@@ -7,6 +7,7 @@ import { ValidationError } from '../errors.js';
 import { describeFallible, describeNode, describePower } from '../evidence.js';
 import { assertHistory, proofFrom, type RunHistory } from '../history.js';
 import { type InstanceRef, isOff, type PowerEvidence } from '../instance.js';
+import { type OutOfServiceState, outOfServiceState } from '../node-marks.js';
 import type { Observation, ObservedInstance, ObservedNode } from '../observation.js';
 import { Phase } from '../phases.js';
 import { assertLimits, type FenceRequest } from '../request.js';
@@ -29,6 +30,8 @@ export interface FenceContext {
   readonly proof: PowerEvidence | null;
   readonly strategy: ResolvedStrategy | null;
   readonly node: ObservedNode | null;
+  /** Who holds the node's out-of-service taints; `null` when there is no node. */
+  readonly taints: OutOfServiceState | null;
   readonly instance: ResolvedInstance | null;
   readonly ref: InstanceRef | null;
   /** The provider's current power answer, when it answered. */
@@ -69,6 +72,7 @@ export function fenceContext(
     proof: history.proofOfOff ?? proofFrom(history, observation),
     strategy: resolveStrategy(request.strategy, observation.cluster.serverVersion),
     node,
+    taints: node === null ? null : outOfServiceState(node.outOfServiceTaints, node.fenceRecord),
     instance,
     ref: instance?.ref ?? null,
     power: instance?.power.ok ? instance.power.value : null,
@@ -85,13 +89,13 @@ export const currentlyOff = (ctx: FenceContext): boolean => ctx.power !== null &
 export function stagePhase(ctx: FenceContext): Phase {
   if (!committed(ctx)) return Phase.Assess;
   if (ctx.proof === null) return Phase.ConfirmOff;
-  return ctx.node?.outOfServiceTaint.present ? Phase.Drain : Phase.Taint;
+  return ctx.taints?.releasing ? Phase.Drain : Phase.Taint;
 }
 
 /** The facts every decision's evidence starts with. */
 export function baseEvidence(ctx: FenceContext): string[] {
   const lines: string[] = [];
-  if (ctx.node !== null) lines.push(describeNode(ctx.node, ctx.now));
+  if (ctx.node !== null) lines.push(describeNode(ctx.node));
   if (ctx.instance !== null)
     lines.push(
       describeFallible(`instance ${ctx.instance.ref.instanceId}`, ctx.instance.power, describePower),

@@ -1,21 +1,25 @@
 /**
  * Never fence a live node (safety.md rule 2): checked on every step, so the re-check right before the
  * taint is the same check, made on that step's fresh observation. After the decision to fence, a sign of
- * life means the node came back, and the run stops.
+ * life means the node came back, and the run stops. Ages are measured at the moment the Node and Lease
+ * were read (`readAt`), never at the end of a step that then spent seconds on the provider.
  */
 import { Compliant, halt, NotApplicable } from '../decision.js';
 import { PowerState } from '../instance.js';
 import { Phase } from '../phases.js';
 import { Reason } from '../reasons.js';
 import { instant, secondsFrom } from '../time.js';
-import { committed, type FenceContext, type FenceRule } from './context.js';
+import { committed, currentlyOff, type FenceContext, type FenceRule } from './context.js';
 
 const livenessReason = (ctx: FenceContext, before: Reason): Reason =>
   committed(ctx) ? Reason.NodeCameBack : before;
 
-/** Within the grace period, or in the future (clock skew): either way, not proof of silence. */
+/** When the node's liveness signals were read, in ms. */
+const readAt = (ctx: FenceContext): number => instant(ctx.node?.readAt ?? '', 'node.readAt');
+
+/** Within the grace period when read, or in the future (clock skew): either way, not proof of silence. */
 const isFresh = (ctx: FenceContext, iso: string | null, field: string): boolean =>
-  iso !== null && ctx.now - instant(iso, field) < ctx.request.limits.leaseGraceSeconds * 1000;
+  iso !== null && readAt(ctx) - instant(iso, field) < ctx.request.limits.leaseGraceSeconds * 1000;
 
 export const nodeNotReady: FenceRule = {
   id: 'node-not-ready',
@@ -34,9 +38,9 @@ export const leaseStale: FenceRule = {
   check: (ctx) => {
     if (ctx.node === null) return NotApplicable;
     if (!isFresh(ctx, ctx.node.leaseRenewTime, 'leaseRenewTime')) return Compliant;
-    const seconds = secondsFrom(instant(ctx.node.leaseRenewTime ?? '', 'leaseRenewTime'), ctx.now);
+    const seconds = secondsFrom(instant(ctx.node.leaseRenewTime ?? '', 'leaseRenewTime'), readAt(ctx));
     return halt(Phase.Refused, livenessReason(ctx, Reason.LeaseFresh), [
-      `lease renewed ${seconds}s ago, grace ${ctx.request.limits.leaseGraceSeconds}s`,
+      `lease renewed ${seconds}s before it was read at ${ctx.node.readAt}, grace ${ctx.request.limits.leaseGraceSeconds}s`,
     ]);
   },
 };
@@ -47,9 +51,28 @@ export const heartbeatStale: FenceRule = {
   check: (ctx) => {
     if (ctx.node === null) return NotApplicable;
     if (!isFresh(ctx, ctx.node.lastHeartbeat, 'lastHeartbeat')) return Compliant;
-    const seconds = secondsFrom(instant(ctx.node.lastHeartbeat ?? '', 'lastHeartbeat'), ctx.now);
+    const seconds = secondsFrom(instant(ctx.node.lastHeartbeat ?? '', 'lastHeartbeat'), readAt(ctx));
     return halt(Phase.Refused, livenessReason(ctx, Reason.HeartbeatFresh), [
-      `status heartbeat ${seconds}s ago, grace ${ctx.request.limits.leaseGraceSeconds}s`,
+      `status heartbeat ${seconds}s before it was read at ${ctx.node.readAt}, grace ${ctx.request.limits.leaseGraceSeconds}s`,
+    ]);
+  },
+};
+
+/** The node-lifecycle controller's reason for a Node whose kubelet never posted a status. */
+const NEVER_UPDATED = 'NodeStatusNeverUpdated';
+
+export const seenAlive: FenceRule = {
+  id: 'seen-alive',
+  contract: 'safety.md 2: a node never seen alive is not proven silent (absence of evidence is not evidence)',
+  check: (ctx) => {
+    if (ctx.node === null || committed(ctx)) return NotApplicable;
+    const { leaseRenewTime, lastHeartbeat, readyReason } = ctx.node;
+    const kubeletHeartbeat = lastHeartbeat !== null && readyReason !== NEVER_UPDATED;
+    if (leaseRenewTime !== null || kubeletHeartbeat) return Compliant;
+    // The one signal that proves silence without a kubelet's history: the machine is already off.
+    if (currentlyOff(ctx)) return Compliant;
+    return halt(Phase.Refused, Reason.NeverSeenAlive, [
+      `node ${ctx.node.name} has no Lease and ${lastHeartbeat === null ? 'no heartbeat' : 'a Ready condition its kubelet never posted'}`,
     ]);
   },
 };

@@ -11,7 +11,7 @@ const taintText = `${OUT_OF_SERVICE_TAINT.key}=${OUT_OF_SERVICE_TAINT.value}:${O
 
 /** The remaining steps of a real run, each a short imperative phrase. */
 export function dryRunPlan(ctx: FenceContext): string[] {
-  const { request, power, node } = ctx;
+  const { request, power, taints } = ctx;
   const { limits } = request;
   const steps: string[] = [];
   if (!currentlyOff(ctx)) {
@@ -22,8 +22,8 @@ export function dryRunPlan(ctx: FenceContext): string[] {
   steps.push(
     `wait up to ${limits.powerOffDeadlineSeconds}s for the provider to report it stopped, terminated or gone`,
   );
-  if (!node?.outOfServiceTaint.present)
-    steps.push(`taint node ${request.node} ${taintText} with a fence record`);
+  if (!taints?.releasing) steps.push(`taint node ${request.node} ${taintText} with a fence record`);
+  if (taints?.staleRecord) steps.push('clear the stale fence record, whose taint is gone');
   if (ctx.strategy === Strategy.Legacy) {
     steps.push('force-delete its pods that hold volumes or are terminating');
     if (mayDeleteVolumeAttachments(ctx.strategy, ctx.observation.cluster.serverVersion)) {
@@ -31,6 +31,17 @@ export function dryRunPlan(ctx: FenceContext): string[] {
     }
   } else if (request.accelerate) {
     steps.push('force-delete its terminating pods');
+  }
+  const tolerating = ctx.observation.workload.pods.filter(
+    (pod) => pod.toleratesOutOfService && pod.claimNames.length > 0,
+  );
+  if (tolerating.length > 0 && ctx.strategy !== Strategy.Legacy) {
+    const names = tolerating.map((pod) => `${pod.namespace}/${pod.name}`).join(', ');
+    steps.push(
+      request.forceDeleteTolerating
+        ? `force-delete ${names}, which tolerate the taint and hold volumes`
+        : `stop: ${names} tolerate the taint and hold volumes (only the opt-in to force-delete tolerating pods would remove them)`,
+    );
   }
   const { pods, volumeAttachments } = ctx.observation.workload;
   steps.push(

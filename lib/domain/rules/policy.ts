@@ -52,7 +52,7 @@ export const instanceOwned: FenceRule = {
         PollSeconds.ProviderRetry,
         'Ownership could not be checked; asking the provider again.',
         [`ownership check failed: ${name}: ${message}`],
-        Reason.ProviderApiError,
+        ownership.error.throttled ? Reason.ProviderThrottled : Reason.ProviderApiError,
       );
     }
     const verdict = ownership.value;

@@ -44,13 +44,16 @@ export const powerObserved: FenceRule = {
     const fault = power.ok
       ? `provider reported an unknown state (${power.value.providerState ?? 'no name'})`
       : `${power.error.name}: ${power.error.message}`;
+    const throttled = !power.ok && power.error.throttled === true;
     return waitOrExpire(
       ctx,
       stagePhase(ctx),
       PollSeconds.ProviderRetry,
-      'The power state is not known; asking the provider again.',
+      throttled
+        ? 'The provider is throttling; asking again after a pause.'
+        : 'The power state is not known; asking the provider again.',
       [fault],
-      Reason.ProviderApiError,
+      throttled ? Reason.ProviderThrottled : Reason.ProviderApiError,
     );
   },
 };
@@ -77,6 +80,14 @@ export const commit: FenceRule = {
         Phase.ConfirmOff,
         0,
         'Decided to fence; the instance already looks off, confirming with a fresh observation.',
+      );
+    }
+    if (ctx.power?.state === PowerState.ShuttingDown) {
+      // Terminating already: no call can make it go faster, and a stop call would be refused.
+      return wait(
+        Phase.ConfirmOff,
+        PollSeconds.ConfirmOff,
+        'Decided to fence; the instance is already shutting down, waiting for it to be terminated.',
       );
     }
     return act(
@@ -107,7 +118,7 @@ export const confirmOff: FenceRule = {
     const recentlyRequested =
       requestedAt !== null &&
       ctx.now - instant(requestedAt, 'powerOffRequestedAt') < PollSeconds.PowerOffRetry * 1000;
-    if (recentlyRequested) {
+    if (recentlyRequested || ctx.power?.state === PowerState.ShuttingDown) {
       return wait(
         Phase.ConfirmOff,
         PollSeconds.ConfirmOff,

@@ -2,12 +2,13 @@
  * Proof before release (safety.md rule 1), second half: with proof held AND the instance still off in this
  * step's observation, taint the node, then (per strategy) clear what Kubernetes will not clear by itself,
  * and end when the node holds no volumes. VolumeAttachments are deleted on the legacy path only, on
- * servers known to predate 1.26 (rule 5).
+ * servers known to predate 1.26 (rule 5). The fencer's taint is exact (rule 6): it is added with its
+ * `timeAdded` recorded, and a record whose taint is gone is cleared, never used to adopt another's taint.
  */
 import { ActionKind, type ObjectRef } from '../action.js';
-import { act, NotApplicable } from '../decision.js';
+import { act, halt, NotApplicable } from '../decision.js';
 import { DiskAttachmentState } from '../instance.js';
-import { OUT_OF_SERVICE_TAINT } from '../node-marks.js';
+import { describeTaint, outOfServiceTaintAt } from '../node-marks.js';
 import type { ObservedPod } from '../observation.js';
 import { Phase } from '../phases.js';
 import { Reason } from '../reasons.js';
@@ -17,16 +18,26 @@ import { PollSeconds } from '../timing.js';
 import { currentlyOff, type FenceContext, type FenceRule, stagePhase } from './context.js';
 import { waitOrExpire } from './deadline.js';
 
+const holdsVolumes = (pod: ObservedPod): boolean => pod.claimNames.length > 0;
+
 /** Pods that keep a volume attached while they exist: they hold a PVC, or are stuck terminating. */
 const blockingPods = (ctx: FenceContext): readonly ObservedPod[] =>
-  ctx.observation.workload.pods.filter((pod) => pod.usesPersistentVolumes || pod.terminating);
+  ctx.observation.workload.pods.filter((pod) => holdsVolumes(pod) || pod.terminating);
+
+/** Pods the out-of-service taint will never evict, that keep volumes on the node. */
+const toleratingHolders = (ctx: FenceContext): readonly ObservedPod[] =>
+  ctx.observation.workload.pods.filter(
+    (pod) => pod.toleratesOutOfService && holdsVolumes(pod) && !pod.terminating,
+  );
 
 const podRef = (pod: ObservedPod): ObjectRef => ({ namespace: pod.namespace, name: pod.name, uid: pod.uid });
+const podName = (pod: ObservedPod): string => `${pod.namespace}/${pod.name}`;
 
 /** Applies once proof of off is held and the node is there to act on. */
 const releasing = (ctx: FenceContext): boolean => ctx.proof !== null && ctx.node !== null && ctx.ref !== null;
 
-const tainted = (ctx: FenceContext): boolean => ctx.node?.outOfServiceTaint.present === true;
+/** A NoExecute out-of-service taint is on the node (ours or another's): Kubernetes is releasing. */
+const tainted = (ctx: FenceContext): boolean => ctx.taints?.releasing === true;
 
 export const stillOff: FenceRule = {
   id: 'still-off',
@@ -45,19 +56,23 @@ export const stillOff: FenceRule = {
 
 export const addTaint: FenceRule = {
   id: 'add-taint',
-  contract: 'safety.md 1 and 6: taint only with proof; record ownership in the same write',
+  contract: 'safety.md 1 and 6: taint only with proof; record the exact taint in the same write',
   check: (ctx) => {
-    const { node, proof, ref } = ctx;
-    if (!releasing(ctx) || node === null || proof === null || ref === null) return NotApplicable;
-    const taint = node.outOfServiceTaint;
-    // A taint someone else added is left alone and never claimed; ours is re-recorded for this run.
-    const needed = !taint.present || (taint.ownedByFencer && node.fenceRecord?.runId !== ctx.history.runId);
-    if (!needed) return NotApplicable;
+    const { node, proof, ref, taints } = ctx;
+    if (!releasing(ctx) || node === null || proof === null || ref === null || taints === null)
+      return NotApplicable;
+    // Our own taint from an earlier run is re-recorded for this one; a NoExecute out-of-service taint
+    // someone else added already releases the volumes, is left alone, and is never claimed.
+    const rerecord = taints.ours !== null && node.fenceRecord?.runId !== ctx.history.runId;
+    if (taints.releasing && !rerecord) return NotApplicable;
+    const taint = rerecord && taints.ours ? taints.ours : outOfServiceTaintAt(ctx.observation.observedAt);
     const record = {
       runId: ctx.history.runId,
+      // Un-fence needs a power cycle after this, so it is this run's time even for a re-recorded taint.
       fencedAt: ctx.observation.observedAt,
       instanceId: ref.instanceId,
       proof: proof.providerState ?? proof.state,
+      taint,
     };
     return act(
       Phase.Taint,
@@ -65,10 +80,37 @@ export const addTaint: FenceRule = {
         kind: ActionKind.Taint,
         node: node.name,
         expectedResourceVersion: node.resourceVersion,
-        taint: OUT_OF_SERVICE_TAINT,
+        taint,
         record,
       },
-      `The instance is proven off; tainting node ${node.name} out-of-service.`,
+      rerecord
+        ? `The instance is proven off; node ${node.name} already carries the fencer's taint, recording this run as its owner.`
+        : `The instance is proven off; tainting node ${node.name} out-of-service.`,
+    );
+  },
+};
+
+export const clearStaleRecord: FenceRule = {
+  id: 'clear-stale-record',
+  contract: 'safety.md 6: a fence record whose taint is gone proves nothing and adopts nothing',
+  check: (ctx) => {
+    const { node, taints } = ctx;
+    if (ctx.request.dryRun || node === null || taints === null || !taints.staleRecord) return NotApplicable;
+    // Only after the proof: before it, nothing of the node is touched at all.
+    if (!releasing(ctx)) return NotApplicable;
+    const record = node.fenceRecord;
+    return act(
+      stagePhase(ctx),
+      {
+        kind: ActionKind.ClearFenceRecord,
+        node: node.name,
+        expectedResourceVersion: node.resourceVersion,
+        fenceRunId: record?.runId ?? '',
+      },
+      `Clearing a stale fence record of run ${record?.runId}: its taint is no longer on node ${node.name}.`,
+      [`fence record names ${record ? describeTaint(record.taint) : 'no taint'}, which is gone`],
+      0,
+      Reason.StaleFenceRecord,
     );
   },
 };
@@ -87,6 +129,33 @@ export const legacyDeletePods: FenceRule = {
       [],
       PollSeconds.Drain,
     );
+  },
+};
+
+export const toleratingPods: FenceRule = {
+  id: 'tolerating-pods',
+  contract: 'safety.md 9: a pod the taint can never evict is named at once, not waited on until the deadline',
+  check: (ctx) => {
+    if (!releasing(ctx) || !tainted(ctx) || ctx.strategy === Strategy.Legacy) return NotApplicable;
+    const pods = toleratingHolders(ctx);
+    if (pods.length === 0) return NotApplicable;
+    const evidence = pods.map(
+      (pod) =>
+        `pod ${podName(pod)} tolerates the out-of-service taint and holds ${pod.claimNames.join(', ')}`,
+    );
+    if (ctx.request.forceDeleteTolerating) {
+      return act(
+        Phase.Drain,
+        { kind: ActionKind.ForceDeletePods, node: ctx.request.node, pods: pods.map(podRef) },
+        `Force-deleting ${pods.length} pods that tolerate the taint (as asked); the instance is proven off.`,
+        evidence,
+        PollSeconds.Drain,
+      );
+    }
+    const next =
+      `The instance is off and the node tainted; delete ${pods.map(podName).join(', ')} with grace period 0 ` +
+      '(or rerun with the opt-in to force-delete tolerating pods) to release their volumes.';
+    return halt(Phase.Failed, Reason.PodToleratesOutOfService, [...evidence, next], next);
   },
 };
 
@@ -137,32 +206,43 @@ export const drained: FenceRule = {
     const disks = ctx.instance.disks;
     const pods = blockingPods(ctx);
     const attachments = ctx.observation.workload.volumeAttachments;
-    const attachedDisks = disks.ok
+    const attachedDisks = disks?.ok
       ? disks.value.filter((d) => !d.root && d.state !== DiskAttachmentState.Detached)
       : null;
     if (pods.length === 0 && attachments.length === 0 && attachedDisks?.length === 0) {
+      // Say what stays: pods that hold no volume (they tolerate the taint) are not the fence's business.
+      const remaining = ctx.observation.workload.pods.map((pod) => `pod ${podName(pod)} (holds no volume)`);
+      const left = remaining.length > 0 ? ` Still bound to it: ${remaining.join(', ')}.` : '';
       return act(
         Phase.Fenced,
         null,
-        `Node ${ctx.request.node} is fenced: instance off, no pods, VolumeAttachments or disks left.`,
+        `Node ${ctx.request.node} is fenced: instance off, no pod holds a volume, no VolumeAttachment or disk left.${left}`,
+        remaining,
       );
     }
     const left = [
-      ...pods.map((p) => `pod ${p.namespace}/${p.name}${p.terminating ? ' (terminating)' : ''}`),
+      ...pods.map((p) => `pod ${podName(p)}${p.terminating ? ' (terminating)' : ''}`),
       ...attachments.map(
         (va) =>
           `VolumeAttachment ${va.name} (pv ${va.persistentVolume}, attached=${va.attached}${va.detachError ? `, detachError "${va.detachError}"` : ''})`,
       ),
       ...(attachedDisks ?? []).map((d) => `disk ${d.volumeId} ${d.state}`),
     ];
-    if (!disks.ok) left.push(`disks unknown: ${disks.error.name}: ${disks.error.message}`);
+    if (disks === null) left.push('disks not read in this step');
+    else if (!disks.ok) left.push(`disks unknown: ${disks.error.name}: ${disks.error.message}`);
+    const reason =
+      disks?.ok === false
+        ? disks.error.throttled
+          ? Reason.ProviderThrottled
+          : Reason.ProviderApiError
+        : null;
     return waitOrExpire(
       ctx,
       Phase.Drain,
       PollSeconds.Drain,
       `Waiting for node ${ctx.request.node} to clear: ${left.join('; ')}.`,
       left,
-      disks.ok ? null : Reason.ProviderApiError,
+      reason,
     );
   },
 };

@@ -7,6 +7,7 @@ import { ValidationError } from '../errors.js';
 import { describeNode, describePower } from '../evidence.js';
 import type { RunHistory } from '../history.js';
 import type { PowerEvidence } from '../instance.js';
+import { type OutOfServiceState, outOfServiceState } from '../node-marks.js';
 import type { Observation, ObservedNode } from '../observation.js';
 import { Phase } from '../phases.js';
 import { describeReason, type Reason } from '../reasons.js';
@@ -22,6 +23,8 @@ export interface UnfenceContext {
   readonly history: RunHistory;
   readonly now: number;
   readonly node: ObservedNode | null;
+  /** Who holds the node's out-of-service taints; `null` when there is no node. */
+  readonly taints: OutOfServiceState | null;
   readonly instance: ResolvedInstance | null;
   readonly power: PowerEvidence | null;
 }
@@ -52,6 +55,7 @@ export function unfenceContext(
     history,
     now: instant(observation.observedAt, 'observedAt'),
     node,
+    taints: node === null ? null : outOfServiceState(node.outOfServiceTaints, node.fenceRecord),
     instance,
     power: instance?.power.ok ? instance.power.value : null,
   };
@@ -60,7 +64,7 @@ export function unfenceContext(
 /** The facts every un-fence decision's evidence starts with. */
 export function unfenceEvidence(ctx: UnfenceContext): string[] {
   const lines: string[] = [];
-  if (ctx.node !== null) lines.push(describeNode(ctx.node, ctx.now));
+  if (ctx.node !== null) lines.push(describeNode(ctx.node));
   if (ctx.node?.fenceRecord)
     lines.push(`fenced at ${ctx.node.fenceRecord.fencedAt} by run ${ctx.node.fenceRecord.runId}`);
   if (ctx.power !== null) lines.push(describePower(ctx.power));

@@ -6,7 +6,7 @@
 import { ActionKind } from '../action.js';
 import { act, Compliant, halt, NotApplicable } from '../decision.js';
 import { PowerState } from '../instance.js';
-import { OUT_OF_SERVICE_TAINT } from '../node-marks.js';
+import { describeTaint } from '../node-marks.js';
 import { Phase } from '../phases.js';
 import { Reason } from '../reasons.js';
 import { instant } from '../time.js';
@@ -21,24 +21,64 @@ export const unfenceNodeExists: UnfenceRule = {
       : Compliant,
 };
 
-export const taintPresent: UnfenceRule = {
-  id: 'taint-present',
-  contract: 'safety.md 7: nothing to remove is success (re-entrant)',
+export const staleRecordCleared: UnfenceRule = {
+  id: 'stale-record-cleared',
+  contract: 'safety.md 6: a fence record whose taint is gone proves nothing and adopts nothing',
   check: (ctx) => {
-    if (ctx.node === null || ctx.node.outOfServiceTaint.present) return NotApplicable;
-    return act(Phase.Unfenced, null, `Node ${ctx.node.name} carries no out-of-service taint.`);
+    const { node, taints } = ctx;
+    if (node === null || taints === null || !taints.staleRecord) return NotApplicable;
+    const record = node.fenceRecord;
+    const evidence = [
+      `fence record of run ${record?.runId} names ${record ? describeTaint(record.taint) : 'no taint'}, which is gone`,
+    ];
+    if (ctx.request.dryRun) {
+      const then = taints.foreign.length > 0 ? 'and leave the other out-of-service taint alone' : 'and stop';
+      return act(
+        Phase.DryRunReported,
+        null,
+        `Dry run: would clear the stale fence record ${then}.`,
+        evidence,
+        0,
+        Reason.StaleFenceRecord,
+      );
+    }
+    return act(
+      Phase.UnfenceAssess,
+      {
+        kind: ActionKind.ClearFenceRecord,
+        node: node.name,
+        expectedResourceVersion: node.resourceVersion,
+        fenceRunId: record?.runId ?? '',
+      },
+      `The fencer's taint is no longer on node ${node.name}; clearing its stale fence record.`,
+      evidence,
+      0,
+      Reason.StaleFenceRecord,
+    );
   },
 };
 
 export const taintOwned: UnfenceRule = {
   id: 'taint-owned',
-  contract: 'safety.md 6: remove only taints the fencer added',
+  contract: 'safety.md 6 and 7: remove only the taint the fencer added; none of ours left is success',
   check: (ctx) => {
-    if (ctx.node === null) return NotApplicable;
-    const owned = ctx.node.outOfServiceTaint.ownedByFencer && ctx.node.fenceRecord !== null;
-    return owned
-      ? Compliant
-      : halt(Phase.Refused, Reason.TaintNotOwned, [`node ${ctx.node.name} has no fence record of ours`]);
+    const { node, taints } = ctx;
+    if (node === null || taints === null || taints.ours !== null) return NotApplicable;
+    const others = taints.foreign.map(describeTaint).join(', ');
+    // This run removed the fencer's taint: done, whatever others' taints stay (they are theirs).
+    const removedByThisRun = ctx.history.steps.some((step) => step.action === ActionKind.RemoveTaint);
+    if (taints.foreign.length > 0 && !removedByThisRun) {
+      return halt(Phase.Refused, Reason.TaintNotOwned, [
+        `node ${node.name} carries ${others}, which the fencer did not add`,
+      ]);
+    }
+    const still =
+      taints.foreign.length > 0 ? ` It still carries ${others}, which is not the fencer's to remove.` : '';
+    return act(
+      Phase.Unfenced,
+      null,
+      `Node ${node.name} carries no out-of-service taint of the fencer's.${still}`,
+    );
   },
 };
 
@@ -98,6 +138,12 @@ export const powerCycled: UnfenceRule = {
     // Fail closed: without an identified instance there is no evidence of a power cycle.
     if (ctx.instance === null)
       return halt(Phase.Refused, Reason.NoPowerCycleSinceFence, ['no instance resolved']);
+    // A power cycle proves something only for the machine that was fenced.
+    if (record.instanceId !== ctx.instance.ref.instanceId) {
+      return halt(Phase.Refused, Reason.InstanceMismatch, [
+        `the fence record names ${record.instanceId}, the node now names ${ctx.instance.ref.instanceId}`,
+      ]);
+    }
     const power = ctx.instance.power;
     if (!power.ok)
       return waitFor(ctx, Reason.ProviderApiError, [`${power.error.name}: ${power.error.message}`]);
@@ -129,17 +175,17 @@ export const unfenceDryRun: UnfenceRule = {
 
 export const removeTaint: UnfenceRule = {
   id: 'remove-taint',
-  contract: 'safety.md 6: read-modify-write with resourceVersion, other taints untouched',
+  contract: "safety.md 6: remove exactly the fencer's taint, by read-modify-write; other taints untouched",
   check: (ctx) => {
-    const { node } = ctx;
-    if (node === null || node.fenceRecord === null) return NotApplicable;
+    const { node, taints } = ctx;
+    if (node === null || node.fenceRecord === null || taints?.ours == null) return NotApplicable;
     return act(
       Phase.Unfence,
       {
         kind: ActionKind.RemoveTaint,
         node: node.name,
         expectedResourceVersion: node.resourceVersion,
-        taint: OUT_OF_SERVICE_TAINT,
+        taint: taints.ours,
         fenceRunId: node.fenceRecord.runId,
       },
       `Node ${node.name} is Ready after a power cycle; removing the fencer's out-of-service taint.`,

@@ -125,5 +125,7 @@ export interface SweepSnapshot {
   readonly podsOnTaintedNodes: readonly SweepPod[];
   /** Nodes with a fencing run holding its claim. */
   readonly fencingsInFlight: readonly string[];
+  /** The cluster's one in-flight limit (its configuration, read with the claims). */
+  readonly maxInFlight: number;
   readonly thresholds: SweepThresholds;
 }

@@ -85,11 +85,13 @@ export function judgeVolumeAttachmentDeletion(
   return { allowed: true, proof };
 }
 
-/** Limits on starting fencings from a sweep (the fence use case re-checks every one). */
+/**
+ * Limits on starting fencings from a sweep (the fence use case re-checks every one). The in-flight
+ * limit is the cluster's, read with the claims (`snapshot.maxInFlight`).
+ */
 export interface FencingLimits {
   readonly maxUnhealthyNodes: number;
   readonly maxUnhealthyFraction: number;
-  readonly maxInFlight: number;
 }
 
 /** How many fencings this sweep may start, or why none (safety.md rule 4). */
@@ -114,14 +116,15 @@ export function fencingBudget(
       },
     };
   }
-  const free = Math.max(0, limits.maxInFlight - index.fencingsInFlight.size);
+  const limit = index.snapshot.maxInFlight;
+  const free = Math.max(0, limit - index.fencingsInFlight.size);
   return free > 0
     ? { allowed: free }
     : {
         allowed: 0,
         refusal: {
           reason: SweepReason.FencingCapacityReached,
-          detail: `${index.fencingsInFlight.size} fencings already in flight (limit ${limits.maxInFlight})`,
+          detail: `${index.fencingsInFlight.size} fencings already in flight (the cluster's limit is ${limit})`,
         },
       };
 }

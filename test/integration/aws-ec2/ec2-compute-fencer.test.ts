@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DeleteTagsCommand, type EC2Client } from '@aws-sdk/client-ec2';
+import { DeleteTagsCommand, DescribeInstancesCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   attachVolume,
@@ -50,6 +50,43 @@ const aWorker = async (cluster = CLUSTER): Promise<{ instanceId: string; ref: In
 
 /** An instance id EC2 has never seen. */
 const UNKNOWN_REF: InstanceRef = { provider: 'aws', instanceId: 'i-0fedcba9876543210', zone: ZONE };
+
+describe('inspect', () => {
+  it('answers ownership, power and the machine’s own addresses and DNS name from one DescribeInstances', async () => {
+    const { instanceId, ref } = await aWorker();
+    const described = await client.send(new DescribeInstancesCommand({ InstanceIds: [instanceId] }));
+    const instance = described.Reservations?.[0]?.Instances?.[0];
+
+    const inspection = await fencer.inspect(ref, CLUSTER);
+
+    expect(inspection.ownership).toMatchObject({ owned: true });
+    expect(inspection.power).toMatchObject({ instanceId, state: 'running' });
+    expect(instance?.PrivateIpAddress).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    expect(inspection.identity).toStrictEqual({
+      instanceId,
+      privateIps: [instance?.PrivateIpAddress],
+      hostnames: [instance?.PrivateDnsName?.toLowerCase()],
+    });
+  });
+
+  it('reports an instance EC2 does not know as not found, not owned, with no identity', async () => {
+    const inspection = await fencer.inspect(UNKNOWN_REF, CLUSTER);
+
+    expect(inspection).toMatchObject({
+      ownership: { owned: false, reason: 'wrong-account' },
+      power: { state: 'not-found' },
+      identity: null,
+    });
+  });
+
+  it('gives up when the step’s signal is aborted, instead of holding the step', async () => {
+    const { ref } = await aWorker();
+
+    const inspecting = fencer.inspect(ref, CLUSTER, { signal: AbortSignal.abort() });
+
+    await expect(inspecting).rejects.toThrow();
+  });
+});
 
 describe('verifyOwnership', () => {
   it('owns an instance tagged for the cluster in the configured account and region', async () => {

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CoordinationV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Lab, startLab } from '../../../lab/lab.js';
-import { CLAIMS_ANNOTATION } from '../../../lib/adapters/kubernetes/claims.js';
+import { CLAIMS_ANNOTATION, MAX_IN_FLIGHT_ANNOTATION } from '../../../lib/adapters/kubernetes/claims.js';
 import { KubeCluster, type KubeClusterProps } from '../../../lib/adapters/kubernetes/kube-cluster.js';
 import type { ClaimResult } from '../../../lib/ports/cluster.js';
 import { unique } from './support.js';
@@ -20,11 +20,22 @@ afterAll(async () => {
   await lab?.stop();
 });
 
-/** Fencers sharing one Lease of their own, so that tests never see each other's claims. */
-const fencers = (count: number, props: KubeClusterProps = {}): KubeCluster[] => {
+/**
+ * Fencers sharing one Lease of their own (so that tests never see each other's claims), with the
+ * cluster's in-flight limit set on it.
+ */
+const fencers = async (
+  count: number,
+  maxInFlight = 1,
+  props: KubeClusterProps = {},
+): Promise<KubeCluster[]> => {
   const leaseName = unique('claims');
-  return Array.from({ length: count }, () => new KubeCluster(lab.endpoint, { leaseName, ...props }));
+  const all = Array.from({ length: count }, () => new KubeCluster(lab.endpoint, { leaseName, ...props }));
+  await all[0]?.setMaxInFlight(maxInFlight);
+  return all;
 };
+
+const TTL = { ttlSeconds: TEN_MINUTES };
 
 const granted = (results: readonly ClaimResult[]): number => results.filter((r) => r.granted).length;
 
@@ -34,14 +45,10 @@ describe('claimFencing', () => {
     [2, 5],
   ])('grants exactly %i of %i concurrent claims for different nodes', async (maxInFlight, runs) => {
     // Prepare
-    const clusters = fencers(runs);
+    const clusters = await fencers(runs, maxInFlight);
 
     // Act
-    const results = await Promise.all(
-      clusters.map((c, i) =>
-        c.claimFencing(`node-${i}`, `run-${i}`, { maxInFlight, ttlSeconds: TEN_MINUTES }),
-      ),
-    );
+    const results = await Promise.all(clusters.map((c, i) => c.claimFencing(`node-${i}`, `run-${i}`, TTL)));
 
     // Assess
     expect(granted(results)).toBe(maxInFlight);
@@ -52,12 +59,12 @@ describe('claimFencing', () => {
 
   it('grants one node to one run only when two runs race for it', async () => {
     // Prepare
-    const [first, second] = fencers(2);
+    const [first, second] = await fencers(2, 5);
 
     // Act
     const results = await Promise.all([
-      first?.claimFencing('node-x', 'run-1', { maxInFlight: 5, ttlSeconds: TEN_MINUTES }),
-      second?.claimFencing('node-x', 'run-2', { maxInFlight: 5, ttlSeconds: TEN_MINUTES }),
+      first?.claimFencing('node-x', 'run-1', TTL),
+      second?.claimFencing('node-x', 'run-2', TTL),
     ]);
 
     // Assess
@@ -71,7 +78,7 @@ describe('claimFencing', () => {
     const cluster = new KubeCluster(lab.endpoint, { leaseName });
 
     // Act
-    await cluster.claimFencing('node-b', 'run-1', { maxInFlight: 1, ttlSeconds: TEN_MINUTES });
+    await cluster.claimFencing('node-b', 'run-1', TTL);
 
     // Assess
     const lease = await lab.kubeConfig
@@ -83,37 +90,62 @@ describe('claimFencing', () => {
 
   it('renews the claim of the same run, and refuses another run on that node', async () => {
     // Prepare
-    const [cluster] = fencers(1);
-    const limits = { maxInFlight: 1, ttlSeconds: TEN_MINUTES };
-    await cluster?.claimFencing('node-b', 'run-1', limits);
+    const [cluster] = await fencers(1);
+    await cluster?.claimFencing('node-b', 'run-1', TTL);
 
     // Act
-    const renewed = await cluster?.claimFencing('node-b', 'run-1', limits);
-    const other = await cluster?.claimFencing('node-b', 'run-2', limits);
+    const renewed = await cluster?.claimFencing('node-b', 'run-1', TTL);
+    const other = await cluster?.claimFencing('node-b', 'run-2', TTL);
 
     // Assess
     expect(renewed).toStrictEqual({ granted: true, inFlight: ['node-b'] });
     expect(other).toStrictEqual({ granted: false, reason: 'claimed-by-other', holder: 'run-1' });
   });
 
-  it('lets a claim that was not renewed within its TTL be taken', async () => {
+  it('lets a claim that was not renewed within its TTL (of server time) be taken', async () => {
     // Prepare
-    const [cluster] = fencers(1);
-    await cluster?.claimFencing('node-a', 'crashed-run', { maxInFlight: 1, ttlSeconds: 1 });
-    await sleep(1_500);
+    const [cluster] = await fencers(1);
+    await cluster?.claimFencing('node-a', 'crashed-run', { ttlSeconds: 1 });
+    // The server's clock has one-second resolution: wait two.
+    await sleep(2_100);
 
     // Act
-    const taken = await cluster?.claimFencing('node-b', 'run-2', { maxInFlight: 1, ttlSeconds: 1 });
+    const taken = await cluster?.claimFencing('node-b', 'run-2', { ttlSeconds: 1 });
 
     // Assess
     expect(taken).toStrictEqual({ granted: true, inFlight: ['node-b'] });
   });
 
+  it.each([
+    ['fast', 10 * 60_000],
+    ['slow', -10 * 60_000],
+  ])(
+    'judges claims on the API server clock: a writer whose clock runs 10 minutes %s changes nothing',
+    async (_, skewMs) => {
+      // Prepare: an honest fencer holds the only slot.
+      const leaseName = unique('claims');
+      const honest = new KubeCluster(lab.endpoint, { leaseName });
+      const skewed = new KubeCluster(lab.endpoint, { leaseName, now: () => new Date(Date.now() + skewMs) });
+      await honest.setMaxInFlight(1);
+      await honest.claimFencing('node-a', 'live-run', TTL);
+
+      // Act
+      const taken = await skewed.claimFencing('node-b', 'skewed-run', TTL);
+      const seen = await skewed.listFencingClaims(TEN_MINUTES);
+
+      // Assess: the live claim stands, and the skewed writer sees it stamped on the server's clock.
+      expect(taken).toStrictEqual({ granted: false, reason: 'in-flight-limit', inFlight: ['node-a'] });
+      expect(seen.claims.map((c) => c.node)).toStrictEqual(['node-a']);
+      const stampedAt = Date.parse(seen.claims[0]?.renewedAt ?? '');
+      expect(Math.abs(stampedAt - Date.now())).toBeLessThan(60_000);
+    },
+  );
+
   it('refuses a corrupted claims annotation instead of reading it as nothing in flight', async () => {
     // Prepare
     const leaseName = unique('claims');
     const cluster = new KubeCluster(lab.endpoint, { leaseName });
-    await cluster.claimFencing('node-a', 'run-1', { maxInFlight: 1, ttlSeconds: TEN_MINUTES });
+    await cluster.claimFencing('node-a', 'run-1', TTL);
     await lab.kubeConfig.makeApiClient(CoordinationV1Api).patchNamespacedLease(
       {
         name: leaseName,
@@ -124,23 +156,65 @@ describe('claimFencing', () => {
     );
 
     // Act
-    const claim = cluster.claimFencing('node-b', 'run-2', { maxInFlight: 1, ttlSeconds: TEN_MINUTES });
+    const claim = cluster.claimFencing('node-b', 'run-2', TTL);
 
     // Assess
     await expect(claim).rejects.toMatchObject({ name: 'ValidationError' });
   });
 });
 
+describe('the in-flight limit', () => {
+  it('is the cluster’s: set once on the Lease, every fencer counts against it', async () => {
+    // Prepare
+    const [first, second, third] = await fencers(3, 2);
+
+    // Act
+    const results = [
+      await first?.claimFencing('node-a', 'run-1', TTL),
+      await second?.claimFencing('node-b', 'run-2', TTL),
+      await third?.claimFencing('node-c', 'run-3', TTL),
+    ];
+    const listed = await third?.listFencingClaims(TEN_MINUTES);
+
+    // Assess
+    expect(results.map((r) => r?.granted)).toStrictEqual([true, true, false]);
+    expect(listed?.maxInFlight).toBe(2);
+  });
+
+  it('is 1 until set, and a malformed value is an error rather than no limit', async () => {
+    // Prepare
+    const leaseName = unique('claims');
+    const cluster = new KubeCluster(lab.endpoint, { leaseName });
+    const unset = await cluster.listFencingClaims(TEN_MINUTES);
+    await cluster.claimFencing('node-a', 'run-1', TTL);
+    await lab.kubeConfig.makeApiClient(CoordinationV1Api).patchNamespacedLease(
+      {
+        name: leaseName,
+        namespace: 'kube-system',
+        body: { metadata: { annotations: { [MAX_IN_FLIGHT_ANNOTATION]: 'lots' } } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+
+    // Act
+    const claim = cluster.claimFencing('node-b', 'run-2', TTL);
+
+    // Assess
+    expect(unset.maxInFlight).toBe(1);
+    await expect(claim).rejects.toMatchObject({ name: 'ValidationError' });
+    await expect(cluster.setMaxInFlight(0)).rejects.toMatchObject({ name: 'ValidationError' });
+  });
+});
+
 describe('releaseFencing', () => {
   it("frees the run's slot for another node", async () => {
     // Prepare
-    const [cluster] = fencers(1);
-    const limits = { maxInFlight: 1, ttlSeconds: TEN_MINUTES };
-    await cluster?.claimFencing('node-a', 'run-1', limits);
+    const [cluster] = await fencers(1);
+    await cluster?.claimFencing('node-a', 'run-1', TTL);
 
     // Act
     await cluster?.releaseFencing('node-a', 'run-1');
-    const next = await cluster?.claimFencing('node-b', 'run-2', limits);
+    const next = await cluster?.claimFencing('node-b', 'run-2', TTL);
 
     // Assess
     expect(next).toStrictEqual({ granted: true, inFlight: ['node-b'] });
@@ -148,14 +222,13 @@ describe('releaseFencing', () => {
 
   it("never releases another run's claim, and tolerates nothing to release", async () => {
     // Prepare
-    const [cluster] = fencers(1);
-    const limits = { maxInFlight: 1, ttlSeconds: TEN_MINUTES };
+    const [cluster] = await fencers(1);
     await cluster?.releaseFencing('node-a', 'run-0');
-    await cluster?.claimFencing('node-a', 'run-1', limits);
+    await cluster?.claimFencing('node-a', 'run-1', TTL);
 
     // Act
     await cluster?.releaseFencing('node-a', 'run-2');
-    const other = await cluster?.claimFencing('node-b', 'run-3', limits);
+    const other = await cluster?.claimFencing('node-b', 'run-3', TTL);
 
     // Assess
     expect(other).toStrictEqual({ granted: false, reason: 'in-flight-limit', inFlight: ['node-a'] });
@@ -165,21 +238,24 @@ describe('releaseFencing', () => {
 describe('listFencingClaims', () => {
   it('lists the live claims by node, and none before any fencer claimed', async () => {
     // Prepare
-    const [cluster] = fencers(1);
-    const none = await cluster?.listFencingClaims(TEN_MINUTES);
-    await cluster?.claimFencing('node-b', 'run-2', { maxInFlight: 3, ttlSeconds: TEN_MINUTES });
-    await cluster?.claimFencing('node-a', 'run-1', { maxInFlight: 3, ttlSeconds: TEN_MINUTES });
+    const leaseName = unique('claims');
+    const cluster = new KubeCluster(lab.endpoint, { leaseName });
+    const none = await cluster.listFencingClaims(TEN_MINUTES);
+    await cluster.setMaxInFlight(3);
+    await cluster.claimFencing('node-b', 'run-2', TTL);
+    await cluster.claimFencing('node-a', 'run-1', TTL);
 
     // Act
     const claims = await cluster?.listFencingClaims(TEN_MINUTES);
     const afterTtl = await cluster?.listFencingClaims(0);
 
     // Assess
-    expect(none).toStrictEqual([]);
-    expect(claims).toStrictEqual([
+    expect(none.claims).toStrictEqual([]);
+    expect(claims?.claims).toStrictEqual([
       { node: 'node-a', runId: 'run-1', renewedAt: expect.any(String) },
       { node: 'node-b', runId: 'run-2', renewedAt: expect.any(String) },
     ]);
-    expect(afterTtl).toStrictEqual([]);
+    expect(claims?.maxInFlight).toBe(3);
+    expect(afterTtl?.claims).toStrictEqual([]);
   });
 });

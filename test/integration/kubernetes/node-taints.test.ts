@@ -11,6 +11,8 @@ import type { Taint } from '../../../lib/ports/cluster.js';
 import { MERGE_PATCH, UNREACHABLE, waitUntilUnreachable } from './support.js';
 
 const OTHER_TAINT = { key: 'example.com/dedicated', value: 'db', effect: 'NoSchedule' } as const;
+/** The fencer's taint, exact: with the timeAdded its record names. */
+const OURS: Taint = { ...OUT_OF_SERVICE_TAINT, timeAdded: '2026-03-01T10:10:00Z' };
 const STALE_TAINT = { key: 'example.com/stale', effect: 'NoExecute' } as const;
 const RECORD = JSON.stringify({
   runId: 'run-1',
@@ -45,12 +47,7 @@ afterAll(async () => {
 describe('addTaint', () => {
   it("adds the out-of-service taint with its record, keeping the controller's taints and others", async () => {
     // Act
-    const outcome = await cluster.addTaint(
-      'node-b',
-      OUT_OF_SERVICE_TAINT,
-      { [FENCER_ANNOTATION.fenceRecord]: RECORD },
-      real,
-    );
+    const outcome = await cluster.addTaint('node-b', OURS, { [FENCER_ANNOTATION.fenceRecord]: RECORD }, real);
 
     // Assess
     expect(outcome).toBe('added');
@@ -65,9 +62,17 @@ describe('addTaint', () => {
     );
     expect(node.spec?.taints?.find((t) => t.key === OUT_OF_SERVICE_TAINT.key)).toMatchObject({
       value: 'nodeshutdown',
-      timeAdded: expect.any(Date),
+      timeAdded: new Date(OURS.timeAdded ?? ''),
     });
     expect(node.metadata?.annotations?.[FENCER_ANNOTATION.fenceRecord]).toBe(RECORD);
+  });
+
+  it('reads the exact taint back as written: timeAdded survives the round trip, so ownership can match', async () => {
+    // Act
+    const view = await cluster.getNode('node-b');
+
+    // Assess
+    expect(view?.taints.find((t) => t.key === OUT_OF_SERVICE_TAINT.key)).toStrictEqual(OURS);
   });
 
   it('reports already-present the second time and writes nothing', async () => {
@@ -77,7 +82,7 @@ describe('addTaint', () => {
     // Act
     const outcome = await cluster.addTaint(
       'node-b',
-      OUT_OF_SERVICE_TAINT,
+      { ...OURS, timeAdded: '2026-03-01T11:00:00Z' },
       { [FENCER_ANNOTATION.fenceRecord]: 'other' },
       real,
     );
@@ -132,7 +137,7 @@ describe('conditional on the node as observed', () => {
       { ...real, expectedResourceVersion: observed?.resourceVersion },
     );
     const current = await cluster.getNode('node-b');
-    const removed = await cluster.removeTaint('node-b', taint.key, [], {
+    const removed = await cluster.removeTaint('node-b', taint, [], {
       ...real,
       expectedResourceVersion: current?.resourceVersion,
     });
@@ -166,14 +171,18 @@ describe('conditional on the node as observed', () => {
 });
 
 describe('removeTaint', () => {
-  it('removes only the taint with that key, and its annotations', async () => {
+  it('removes exactly that taint, and its annotations', async () => {
     // Prepare
-    const taint: Taint = { key: 'example.com/remove-me', effect: 'NoExecute' };
+    const taint: Taint = {
+      key: 'example.com/remove-me',
+      effect: 'NoExecute',
+      timeAdded: '2026-03-01T10:00:00Z',
+    };
     await cluster.addTaint('node-c', taint, { 'example.com/record': 'x' }, real);
     const before = taintKeys(await readNode('node-c'));
 
     // Act
-    const outcome = await cluster.removeTaint('node-c', taint.key, ['example.com/record'], real);
+    const outcome = await cluster.removeTaint('node-c', taint, ['example.com/record'], real);
 
     // Assess
     expect(outcome).toBe('removed');
@@ -182,14 +191,30 @@ describe('removeTaint', () => {
     expect(node.metadata?.annotations?.['example.com/record']).toBeUndefined();
   });
 
+  it('leaves an out-of-service taint that is not exactly the one named (another value or time)', async () => {
+    // Prepare: someone else's taint of the same key, on another node.
+    const theirs: Taint = {
+      ...OUT_OF_SERVICE_TAINT,
+      value: 'maintenance',
+      timeAdded: '2026-03-01T10:20:00Z',
+    };
+    await cluster.addTaint('node-c', theirs, {}, real);
+
+    // Act
+    const outcomes = [
+      await cluster.removeTaint('node-c', OURS, [], real),
+      await cluster.removeTaint('node-c', { ...theirs, timeAdded: '2026-03-01T10:20:01Z' }, [], real),
+    ];
+
+    // Assess
+    expect(outcomes).toStrictEqual(['absent', 'absent']);
+    expect(taintKeys(await readNode('node-c'))).toContain(`${OUT_OF_SERVICE_TAINT.key}:NoExecute`);
+    expect(await cluster.removeTaint('node-c', theirs, [], real)).toBe('removed');
+  });
+
   it("leaves the controller's taints and others in place on a cut node", async () => {
     // Act
-    const outcome = await cluster.removeTaint(
-      'node-b',
-      OUT_OF_SERVICE_TAINT.key,
-      [FENCER_ANNOTATION.fenceRecord],
-      real,
-    );
+    const outcome = await cluster.removeTaint('node-b', OURS, [FENCER_ANNOTATION.fenceRecord], real);
 
     // Assess
     expect(outcome).toBe('removed');
@@ -202,13 +227,8 @@ describe('removeTaint', () => {
 
   it('reports absent when there is nothing to remove, or no node at all', async () => {
     // Act
-    const again = await cluster.removeTaint(
-      'node-b',
-      OUT_OF_SERVICE_TAINT.key,
-      [FENCER_ANNOTATION.fenceRecord],
-      real,
-    );
-    const noNode = await cluster.removeTaint('no-such-node', OUT_OF_SERVICE_TAINT.key, [], real);
+    const again = await cluster.removeTaint('node-b', OURS, [FENCER_ANNOTATION.fenceRecord], real);
+    const noNode = await cluster.removeTaint('no-such-node', OURS, [], real);
 
     // Assess
     expect([again, noNode]).toStrictEqual(['absent', 'absent']);
@@ -228,7 +248,15 @@ describe('dry run', () => {
       dryRun,
     );
     await cluster.annotateNode('node-a', { 'example.com/dry': 'run' }, dryRun);
-    const removed = await cluster.removeTaint('node-b', UNREACHABLE, [], dryRun);
+    const unreachable = (await cluster.getNode('node-b'))?.taints.find(
+      (t) => t.key === UNREACHABLE && t.effect === 'NoExecute',
+    );
+    const removed = await cluster.removeTaint(
+      'node-b',
+      unreachable ?? { key: UNREACHABLE, effect: 'NoExecute' },
+      [],
+      dryRun,
+    );
 
     // Assess
     expect([added, removed]).toStrictEqual(['added', 'removed']);

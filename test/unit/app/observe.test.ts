@@ -2,18 +2,29 @@ import { describe, expect, it } from 'vitest';
 import { parseFenceRecord, toObservedNode } from '../../../lib/app/observe.js';
 import type { NodeView } from '../../../lib/ports/cluster.js';
 
+const OUR_TAINT = {
+  key: 'node.kubernetes.io/out-of-service',
+  value: 'nodeshutdown',
+  effect: 'NoExecute',
+  timeAdded: '2026-11-29T10:00:00Z',
+} as const;
+
 const RECORD = {
   runId: 'run-1',
   fencedAt: '2026-11-29T10:00:00.000Z',
   instanceId: 'i-0123456789abcdef0',
   proof: 'stopped',
+  taint: OUR_TAINT,
 };
+
+const READ_AT = '2026-11-29T10:05:00.000Z';
 
 const aNode = (overrides: Partial<NodeView> = {}): NodeView => ({
   name: 'node-a',
   uid: 'uid-a',
   resourceVersion: '42',
   createdAt: '2026-11-29T09:00:00.000Z',
+  addresses: [{ type: 'InternalIP', address: '10.0.1.23' }],
   ready: 'Unknown',
   lastHeartbeat: '2026-11-29T09:59:00.000Z',
   providerId: 'aws:///us-east-1a/i-0123456789abcdef0',
@@ -25,7 +36,7 @@ const aNode = (overrides: Partial<NodeView> = {}): NodeView => ({
 });
 
 describe('observing a node', () => {
-  it('reads the fence record the fencer wrote', () => {
+  it('reads the fence record the fencer wrote, with its exact taint', () => {
     expect(parseFenceRecord({ 'kube-fencer.io/fence-record': JSON.stringify(RECORD) })).toEqual(RECORD);
   });
 
@@ -35,25 +46,47 @@ describe('observing a node', () => {
     expect(parseFenceRecord({})).toBeNull();
   });
 
-  it('owns an out-of-service taint only when its fence record sits beside it', () => {
-    const taint = {
-      key: 'node.kubernetes.io/out-of-service',
-      value: 'nodeshutdown',
-      effect: 'NoExecute' as const,
-    };
-    const ours = toObservedNode(
-      aNode({ taints: [taint], annotations: { 'kube-fencer.io/fence-record': JSON.stringify(RECORD) } }),
+  it('treats a record without the exact taint (an older format) as no record', () => {
+    const { taint: _, ...withoutTaint } = RECORD;
+    expect(parseFenceRecord({ 'kube-fencer.io/fence-record': JSON.stringify(withoutTaint) })).toBeNull();
+  });
+
+  it('keeps every out-of-service taint exactly as read, and the record beside them', () => {
+    const theirs = { ...OUR_TAINT, timeAdded: '2026-11-29T10:03:00Z' };
+    const node = toObservedNode(
+      aNode({
+        taints: [OUR_TAINT, theirs, { key: 'dedicated', value: 'db', effect: 'NoSchedule' }],
+        annotations: { 'kube-fencer.io/fence-record': JSON.stringify(RECORD) },
+      }),
       null,
+      null,
+      READ_AT,
     );
-    const theirs = toObservedNode(aNode({ taints: [taint] }), null);
-    expect(ours.outOfServiceTaint).toEqual({ present: true, ownedByFencer: true });
-    expect(theirs.outOfServiceTaint).toEqual({ present: true, ownedByFencer: false });
+    expect(node.outOfServiceTaints).toEqual([OUR_TAINT, theirs]);
+    expect(node.fenceRecord?.taint).toEqual(OUR_TAINT);
+  });
+
+  it('stamps the read time, keeps the addresses and the CSI node ids', () => {
+    const csiNode = {
+      name: 'node-a',
+      drivers: [{ name: 'ebs.csi.aws.com', nodeId: 'i-0123456789abcdef0' }, { name: 'x' }],
+    };
+    const node = toObservedNode(aNode({ readyReason: 'NodeStatusUnknown' }), null, csiNode, READ_AT);
+    expect(node).toMatchObject({
+      readAt: READ_AT,
+      readyReason: 'NodeStatusUnknown',
+      addresses: [{ type: 'InternalIP', address: '10.0.1.23' }],
+      csiNodeIds: [{ driver: 'ebs.csi.aws.com', nodeId: 'i-0123456789abcdef0' }],
+    });
   });
 
   it('maps a missing Ready condition to Unknown and a blank providerID to none', () => {
-    const node = toObservedNode(aNode({ ready: 'Missing', providerId: '  ' }), {
-      renewTime: '2026-11-29T09:59:30.000Z',
-    });
+    const node = toObservedNode(
+      aNode({ ready: 'Missing', providerId: '  ' }),
+      { renewTime: '2026-11-29T09:59:30.000Z' },
+      null,
+      READ_AT,
+    );
     expect(node.ready).toBe('Unknown');
     expect(node.providerId).toBeNull();
     expect(node.leaseRenewTime).toBe('2026-11-29T09:59:30.000Z');
@@ -66,6 +99,8 @@ describe('observing a node', () => {
         annotations: { 'kube-fencer.io/opt-out': 'db' },
       }),
       null,
+      null,
+      READ_AT,
     );
     expect(node.controlPlane).toBe(true);
     expect(node.optedOut).toBe(true);

@@ -20,6 +20,7 @@ describe('parseLambdaSettings', () => {
       accelerate: true,
       allowTerminate: false,
       skipOsShutdown: false,
+      forceDeleteTolerating: false,
       limits: DEFAULT_LIMITS,
     });
     expect(settings.notReadyThresholdSeconds).toBe(180);
@@ -31,7 +32,7 @@ describe('parseLambdaSettings', () => {
       [ENV.access]: 'kubeconfig-secret',
       [ENV.kubeconfigSecretArn]: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:kc-AbCdEf',
       [ENV.stateMachineArn]: 'arn:aws:states:eu-west-1:123456789012:stateMachine:f',
-      [ENV.requestDefaults]: JSON.stringify({ dryRun: true, limits: { maxInFlight: 2 } }),
+      [ENV.requestDefaults]: JSON.stringify({ dryRun: true, limits: { maxUnhealthyNodes: 2 } }),
       [ENV.notReadyThresholdSeconds]: '300',
       [ENV.accountId]: '123456789012',
     });
@@ -39,7 +40,7 @@ describe('parseLambdaSettings', () => {
     expect(settings).toMatchObject({
       access: { kind: 'kubeconfig-secret', secretArn: expect.stringContaining(':secret:kc-') },
       stateMachineArn: expect.stringContaining(':stateMachine:f'),
-      requestDefaults: { dryRun: true, limits: { ...DEFAULT_LIMITS, maxInFlight: 2 } },
+      requestDefaults: { dryRun: true, limits: { ...DEFAULT_LIMITS, maxUnhealthyNodes: 2 } },
       notReadyThresholdSeconds: 300,
       accountId: '123456789012',
     });

@@ -12,6 +12,8 @@ import {
   aRequest,
   aVolumeAttachment,
   freshHistory,
+  OUR_RECORD,
+  OUR_TAINT,
   observe,
   ROOT_DISK,
   type Spec,
@@ -33,22 +35,57 @@ function run(specs: readonly Spec[], request: FenceRequest = aRequest()): Decisi
 
 const summary = (d: Decision) => [d.phase, d.action?.kind ?? null, d.reason];
 
-const TAINTED = { outOfServiceTaint: { present: true, ownedByFencer: true } } as const;
 const mine = (at: number) => ({
-  ...TAINTED,
-  fenceRecord: { runId: 'run-1', fencedAt: t(at), instanceId: 'i', proof: 'stopped' },
+  outOfServiceTaints: [OUR_TAINT],
+  fenceRecord: { ...OUR_RECORD, fencedAt: t(at) },
 });
 const empty = { pods: [], volumeAttachments: [], disks: [ROOT_DISK] };
 
 describe('decide: the fence table', () => {
-  it('walks the gates before the workflow rules, and ends with a rule that always decides', () => {
-    const ids = FENCE_TABLE.map((rule) => rule.id);
-    expect(ids.indexOf('node-not-ready')).toBeLessThan(ids.indexOf('commit'));
-    expect(ids.indexOf('unhealthy-within-limits')).toBeLessThan(ids.indexOf('commit'));
-    expect(ids.indexOf('dry-run-report')).toBeLessThan(ids.indexOf('commit'));
-    expect(ids.indexOf('still-off')).toBeLessThan(ids.indexOf('add-taint'));
-    expect(ids.at(-1)).toBe('no-rule-decided');
-    expect(new Set(ids).size).toBe(ids.length);
+  it('walks the gates before the workflow rules, in the order a reader checks them against safety.md', () => {
+    // Written out whole: a rule missing, added or moved must show up here (and table-ablation.test.ts
+    // shows that each one is needed).
+    expect(FENCE_TABLE.map((rule) => rule.id)).toEqual([
+      // bad input and identity (rules 10, 3, 7)
+      'node-exists',
+      'provider-id-present',
+      'provider-id-parses',
+      'same-target',
+      'evidence-names-instance',
+      'instance-unique',
+      'identity-consistent',
+      // never fence a live node (rule 2)
+      'node-not-ready',
+      'lease-stale',
+      'heartbeat-stale',
+      'seen-alive',
+      'instance-not-started-again',
+      // who may be fenced (rules 4, 3)
+      'not-opted-out',
+      'control-plane-allowed',
+      'instance-owned',
+      'identity-corroborated',
+      'strategy-supported',
+      // blast radius (rule 4)
+      'unhealthy-within-limits',
+      'in-flight-within-limits',
+      // power (rules 1, 8)
+      'instance-stoppable',
+      'power-observed',
+      'dry-run-report',
+      'commit',
+      'confirm-off',
+      // release (rules 1, 5, 6, 9)
+      'still-off',
+      'add-taint',
+      'clear-stale-record',
+      'legacy-delete-pods',
+      'tolerating-pods',
+      'accelerate-force-delete',
+      'legacy-delete-volume-attachments',
+      'drained',
+      'no-rule-decided',
+    ]);
   });
 });
 
@@ -75,8 +112,8 @@ describe('decide: whole runs', () => {
 
   it('continues a fence another run started: no second power-off, its taint re-recorded, then drained (re-entrant)', () => {
     const earlier = {
-      ...TAINTED,
-      fenceRecord: { runId: 'run-0', fencedAt: t(-100), instanceId: 'i', proof: 'stopped' },
+      outOfServiceTaints: [OUR_TAINT],
+      fenceRecord: { ...OUR_RECORD, runId: 'run-0', fencedAt: t(-100) },
     };
     const terminating = [aPod('db-0', { terminating: true })];
     const decisions = run(
@@ -180,9 +217,17 @@ describe('decide: bad input is an error', () => {
     expect(() => decide(observe(), aRequest({ node: 'worker-2' }), freshHistory())).toThrow(ValidationError);
   });
 
-  it('rejects limits that would disable a rule', () => {
-    const request = aRequest({ limits: { ...DEFAULT_LIMITS, leaseGraceSeconds: Number.NaN } });
-    expect(() => decide(observe(), request, freshHistory())).toThrow(/leaseGraceSeconds/);
+  it.each([
+    ['leaseGraceSeconds', Number.NaN],
+    ['leaseGraceSeconds', 0],
+    ['leaseGraceSeconds', 9],
+    ['maxUnhealthyNodes', 0],
+    ['maxUnhealthyFraction', 1],
+    ['maxUnhealthyFraction', 0],
+    ['powerOffDeadlineSeconds', -1],
+  ])('rejects limits that would switch a rule off: %s = %s', (key, value) => {
+    const request = aRequest({ limits: { ...DEFAULT_LIMITS, [key]: value } });
+    expect(() => decide(observe(), request, freshHistory())).toThrow(new RegExp(key));
   });
 
   it('rejects an unreadable observation time', () => {

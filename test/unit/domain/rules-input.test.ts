@@ -104,6 +104,8 @@ describe('same-target (safety.md 3, 7)', () => {
         ok: true,
         value: { instanceId: 'i-0other', state: 'stopped', observedAt: '2026-03-01T10:01:00.000Z' },
       },
+      identity: { ok: true, value: null },
+      otherNodes: [],
       disks: { ok: true, value: [] },
     } as const;
     expect(checkFence(sameTarget, { instance }, aRequest(), committedHistory())).toMatchObject({

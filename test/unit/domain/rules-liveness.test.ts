@@ -5,6 +5,7 @@ import {
   instanceNotStartedAgain,
   leaseStale,
   nodeNotReady,
+  seenAlive,
 } from '../../../lib/domain/rules/liveness.js';
 import { aRequest, checkFence, committedHistory, provenHistory, stopped, t } from './support/fixtures.js';
 
@@ -43,6 +44,15 @@ describe('lease-stale (safety.md 2)', () => {
       phase: 'Refused',
       reason: 'LeaseFresh',
     });
+  });
+
+  it('ages the Lease at the time it was read, not at the end of a slow step', () => {
+    // Read at t(70) when 30 s old (grace 40); the provider then took 30 s to answer.
+    const spec = { at: 100, node: { readAt: t(70), leaseRenewTime: t(40) } };
+    expect(checkFence(leaseStale, spec)).toMatchObject({ phase: 'Refused', reason: 'LeaseFresh' });
+    expect(checkFence(leaseStale, { ...spec, node: { readAt: t(100), leaseRenewTime: t(40) } })).toEqual(
+      Compliant,
+    );
   });
 
   it('refuses when the Lease renewal is in the future (clock skew is not silence)', () => {
@@ -117,5 +127,40 @@ describe('instance-not-started-again (safety.md 2)', () => {
     expect(
       checkFence(instanceNotStartedAgain, { at: 60, power: stopped(60) }, aRequest(), provenHistory()),
     ).toEqual(Compliant);
+  });
+});
+
+describe('heartbeat-stale aged at read time (safety.md 2)', () => {
+  it('refuses a heartbeat that was fresh when read, however long the step took after', () => {
+    const spec = { at: 100, node: { readAt: t(65), lastHeartbeat: t(30), leaseRenewTime: null } };
+    expect(checkFence(heartbeatStale, spec)).toMatchObject({ reason: 'HeartbeatFresh' });
+  });
+});
+
+describe('seen-alive (safety.md 2: absence of evidence is not silence)', () => {
+  it('is compliant for a node whose kubelet renewed a Lease or posted a heartbeat, however long ago', () => {
+    expect(checkFence(seenAlive, {})).toEqual(Compliant);
+    expect(checkFence(seenAlive, { node: { leaseRenewTime: null } })).toEqual(Compliant);
+    expect(checkFence(seenAlive, { node: { lastHeartbeat: null } })).toEqual(Compliant);
+  });
+
+  it.each([
+    ['no Lease and no heartbeat', { leaseRenewTime: null, lastHeartbeat: null }],
+    [
+      'no Lease and a Ready condition the kubelet never posted',
+      { leaseRenewTime: null, readyReason: 'NodeStatusNeverUpdated' },
+    ],
+  ])('refuses a node with %s', (_, node) => {
+    expect(checkFence(seenAlive, { node })).toMatchObject({ phase: 'Refused', reason: 'NeverSeenAlive' });
+  });
+
+  it('accepts the provider showing the machine off as proof of silence', () => {
+    const node = { leaseRenewTime: null, lastHeartbeat: null };
+    expect(checkFence(seenAlive, { node, power: stopped(0) })).toEqual(Compliant);
+  });
+
+  it('does not apply once the run has committed', () => {
+    const node = { leaseRenewTime: null, lastHeartbeat: null };
+    expect(checkFence(seenAlive, { at: 20, node }, aRequest(), committedHistory())).toEqual(NotApplicable);
   });
 });

@@ -3,10 +3,12 @@ import { NotApplicable } from '../../../lib/domain/index.js';
 import {
   accelerateForceDelete,
   addTaint,
+  clearStaleRecord,
   drained,
   legacyDeletePods,
   legacyDeleteVolumeAttachments,
   stillOff,
+  toleratingPods,
 } from '../../../lib/domain/rules/release.js';
 import {
   aPod,
@@ -16,10 +18,13 @@ import {
   committedHistory,
   DATA_DISK,
   fault,
+  OUR_RECORD,
+  OUR_TAINT,
   provenHistory,
   ROOT_DISK,
   RUN,
   stopped,
+  THEIR_TAINT,
   t,
   taintedHistory,
   taintedNode,
@@ -83,21 +88,115 @@ describe('add-taint (safety.md 1, 6)', () => {
   });
 
   it('never claims an out-of-service taint someone else added', () => {
-    const node = { outOfServiceTaint: { present: true, ownedByFencer: false } };
+    const node = { outOfServiceTaints: [THEIR_TAINT] };
     expect(checkFence(addTaint, { at: 60, power: stopped(60), node }, aRequest(), provenHistory())).toEqual(
       NotApplicable,
     );
   });
 
-  it('re-records its own taint left by an earlier run', () => {
-    const node = taintedNode({
-      fenceRecord: { runId: 'run-0', fencedAt: t(-900), instanceId: 'i-x', proof: 'stopped' },
-    });
+  it('never claims an identical-looking taint added after its own was removed (the record is stale)', () => {
+    const node = { outOfServiceTaints: [THEIR_TAINT], fenceRecord: { ...OUR_RECORD, runId: 'run-0' } };
+    expect(checkFence(addTaint, { at: 60, power: stopped(60), node }, aRequest(), provenHistory())).toEqual(
+      NotApplicable,
+    );
+  });
+
+  it('adds its own NoExecute taint beside a NoSchedule one someone else added', () => {
+    const node = { outOfServiceTaints: [{ ...THEIR_TAINT, effect: 'NoSchedule' }] };
     expect(
       checkFence(addTaint, { at: 60, power: stopped(60), node }, aRequest(), provenHistory()),
     ).toMatchObject({
-      action: { kind: 'taint', record: { runId: RUN } },
+      action: { kind: 'taint', taint: { effect: 'NoExecute', timeAdded: '2026-03-01T10:01:00Z' } },
     });
+  });
+
+  it('records the exact taint it writes, timeAdded included, in the same write', () => {
+    const verdict = checkFence(addTaint, { at: 60, power: stopped(60) }, aRequest(), provenHistory());
+    expect(verdict).toMatchObject({ kind: 'outcome' });
+    const action = (verdict as { action: { taint: unknown; record: { taint: unknown } } }).action;
+    expect(action.record.taint).toEqual(action.taint);
+    expect(action.taint).toEqual({
+      key: 'node.kubernetes.io/out-of-service',
+      value: 'nodeshutdown',
+      effect: 'NoExecute',
+      timeAdded: '2026-03-01T10:01:00Z',
+    });
+  });
+
+  it('re-records its own taint left by an earlier run, keeping that exact taint', () => {
+    const node = taintedNode({ fenceRecord: { ...OUR_RECORD, runId: 'run-0', fencedAt: t(-900) } });
+    expect(
+      checkFence(addTaint, { at: 60, power: stopped(60), node }, aRequest(), provenHistory()),
+    ).toMatchObject({
+      action: { kind: 'taint', taint: OUR_TAINT, record: { runId: RUN, taint: OUR_TAINT } },
+    });
+  });
+});
+
+describe('clear-stale-record (safety.md 6)', () => {
+  const stale = { outOfServiceTaints: [], fenceRecord: { ...OUR_RECORD, runId: 'run-0' } };
+
+  it('clears a record whose taint is gone, conditional on the node as read', () => {
+    const node = { ...stale, outOfServiceTaints: [THEIR_TAINT] };
+    expect(
+      checkFence(clearStaleRecord, { at: 60, power: stopped(60), node }, aRequest(), provenHistory()),
+    ).toMatchObject({
+      reason: 'StaleFenceRecord',
+      action: { kind: 'clear-fence-record', expectedResourceVersion: '1000', fenceRunId: 'run-0' },
+    });
+  });
+
+  it('touches nothing before the proof, and nothing in a dry run', () => {
+    expect(checkFence(clearStaleRecord, { node: stale })).toEqual(NotApplicable);
+    expect(
+      checkFence(
+        clearStaleRecord,
+        { at: 60, power: stopped(60), node: stale },
+        aRequest({ dryRun: true }),
+        provenHistory(),
+      ),
+    ).toEqual(NotApplicable);
+  });
+
+  it('leaves a record whose taint is there', () => {
+    expect(
+      checkFence(
+        clearStaleRecord,
+        { at: 60, power: stopped(60), node: taintedNode() },
+        aRequest(),
+        provenHistory(),
+      ),
+    ).toEqual(NotApplicable);
+  });
+});
+
+describe('tolerating-pods (safety.md 9)', () => {
+  const keeper = aPod('keeper-0', { toleratesOutOfService: true });
+  const spec = { at: 60, power: stopped(60), node: taintedNode(), pods: [keeper] };
+
+  it('stops at once, naming the pod, its claims and the next step', () => {
+    const verdict = checkFence(toleratingPods, spec, aRequest(), taintedHistory());
+    expect(verdict).toMatchObject({ phase: 'Failed', reason: 'PodToleratesOutOfService', action: null });
+    const { message, evidence } = verdict as unknown as { message: string; evidence: string[] };
+    expect(message).toContain('db/keeper-0');
+    expect(evidence.join('\n')).toContain('holds data-keeper-0');
+  });
+
+  it('force-deletes such pods, once proven off, when asked to', () => {
+    expect(
+      checkFence(toleratingPods, spec, aRequest({ forceDeleteTolerating: true }), taintedHistory()),
+    ).toMatchObject({
+      phase: 'Drain',
+      action: { kind: 'force-delete-pods', pods: [{ name: 'keeper-0', uid: 'uid-keeper-0' }] },
+    });
+  });
+
+  it('leaves tolerating pods that hold no volume, and the legacy path (which deletes them anyway)', () => {
+    const noVolume = { ...spec, pods: [aPod('agent', { toleratesOutOfService: true, claimNames: [] })] };
+    expect(checkFence(toleratingPods, noVolume, aRequest(), taintedHistory())).toEqual(NotApplicable);
+    expect(checkFence(toleratingPods, spec, aRequest({ strategy: 'legacy' }), taintedHistory())).toEqual(
+      NotApplicable,
+    );
   });
 });
 
@@ -106,7 +205,7 @@ describe('legacy-delete-pods', () => {
     at: 60,
     power: stopped(60),
     node: taintedNode(),
-    pods: [aPod('db-0'), aPod('web-1', { usesPersistentVolumes: false })],
+    pods: [aPod('db-0'), aPod('web-1', { claimNames: [] })],
   };
 
   it('does not apply on the out-of-service path', () => {
@@ -215,9 +314,12 @@ describe('drained', () => {
     const spec = {
       ...base,
       ...drainedWorld,
-      pods: [aPod('node-exporter', { usesPersistentVolumes: false })],
+      pods: [aPod('node-exporter', { claimNames: [] })],
     };
-    expect(checkFence(drained, spec, aRequest(), taintedHistory())).toMatchObject({ phase: 'Fenced' });
+    const verdict = checkFence(drained, spec, aRequest(), taintedHistory());
+    expect(verdict).toMatchObject({ phase: 'Fenced' });
+    // The report says what is still bound to the node.
+    expect((verdict as { message: string }).message).toContain('db/node-exporter (holds no volume)');
   });
 
   it.each([

@@ -1,7 +1,9 @@
 /**
  * safety.md rule 6 as a property: over generated sequences of observations (Ready flapping, power states,
- * launch times, taints of all owners, API errors), decideUnfence() removes a taint only when the fencer
- * owns it, the node is Ready, and the instance runs from a boot later than the fence.
+ * launch times, taints of every owner, stale records, API errors), decideUnfence() removes a taint only
+ * when it is exactly the one the fencer recorded, the node is Ready, and the instance runs from a boot
+ * later than the fence. The taints and annotations go through the app's own mapping, so ownership is
+ * derived as in production; the checks below are the contract's, written without the domain's helpers.
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,9 +11,9 @@ import {
   type ConditionStatus,
   type Decision,
   decideUnfence,
-  isTerminal,
   type Observation,
   type PowerState,
+  type TaintSnapshot,
 } from '../../../lib/domain/index.js';
 import {
   ALL_POWER_STATES,
@@ -20,73 +22,96 @@ import {
   stepFaultsArb,
   weighted,
 } from './support/arbitraries.js';
-import { anUnfenceRequest, freshHistory, INSTANCE, t } from './support/fixtures.js';
-import { observeWorld, type SimState } from './support/world.js';
+import { anUnfenceRequest, freshHistory, INSTANCE, OUR_TAINT, t } from './support/fixtures.js';
+import { observeWorld, RECORD_ANNOTATION } from './support/world.js';
 
 const seed = Number(process.env.FC_SEED ?? 20_260_301);
 const ms = (iso: string) => Date.parse(iso);
+const ENDS = new Set(['Fenced', 'Unfenced', 'Refused', 'Failed', 'DryRunReported']);
 let removals = 0;
+let clears = 0;
+
+const same = (a: TaintSnapshot, b: TaintSnapshot) =>
+  a.key === b.key && a.value === b.value && a.effect === b.effect && a.timeAdded === b.timeAdded;
 
 function checkUnfence(observation: Observation, decision: Decision, dryRun: boolean): void {
-  const fail = (rule: string) => {
+  const fail = (rule: string): never => {
     throw new Error(
       `${rule}\n decision: ${JSON.stringify(decision)}\n observation: ${JSON.stringify(observation)}`,
     );
   };
-  if (decision.done !== isTerminal(decision.phase)) fail('done must match the phase');
+  if (decision.done !== ENDS.has(decision.phase)) fail('done must match the phase');
+  if (decision.phase === 'Refused' && decision.reason === null) fail('a refusal without a reason');
   const action = decision.action;
   if (action === null) return;
-  if (action.kind !== 'remove-taint') fail(`an un-fence run did ${action.kind}`);
-  if (dryRun) fail('a dry run removed a taint');
+  if (dryRun) fail(`a dry run did ${action.kind}`);
   const { node, instance } = observation;
-  if (node === null || node.ready !== 'True') fail('removed the taint of a node that is not Ready');
-  if (
-    !node?.outOfServiceTaint.present ||
-    !node.outOfServiceTaint.ownedByFencer ||
-    node.fenceRecord === null
-  ) {
-    fail('removed a taint the fencer does not own');
+  if (node === null) {
+    fail('acted on a missing node');
+    return;
   }
+  const record = node.fenceRecord;
+  const ours = record ? node.outOfServiceTaints.find((x) => same(x, record.taint)) : undefined;
+  if (action.kind === 'clear-fence-record') {
+    if (record === null || ours !== undefined) fail('cleared a record whose taint is there');
+    clears += 1;
+    return;
+  }
+  if (action.kind !== 'remove-taint') {
+    fail(`an un-fence run did ${action.kind}`);
+    return;
+  }
+  if (ours === undefined || !same(action.taint, ours))
+    fail('removed a taint that is not exactly the recorded one');
+  if (node.ready !== 'True') fail('removed the taint of a node that is not Ready');
   if (!instance?.resolved || !instance.ownership.ok || !instance.ownership.value.owned)
     fail('ownership not verified');
   const power = instance?.resolved && instance.power.ok ? instance.power.value : null;
-  const fencedAt = ms(node?.fenceRecord?.fencedAt ?? '');
   if (power === null || power.instanceId !== INSTANCE || power.state !== 'running')
     fail('no running instance');
-  if (power?.launchTime === undefined || ms(power.launchTime) <= fencedAt)
+  if (power?.launchTime === undefined || ms(power.launchTime) <= ms(record?.fencedAt ?? ''))
     fail('removed the taint without a power cycle');
-  if (action.kind === 'remove-taint' && action.expectedResourceVersion !== node?.resourceVersion)
-    fail('stale write');
+  if (action.expectedResourceVersion !== node.resourceVersion) fail('stale write');
   removals += 1;
 }
 
 describe('decideUnfence() keeps rule 6', () => {
   afterAll(() => {
     expect(removals).toBeGreaterThan(20);
+    expect(clears).toBeGreaterThan(20);
   });
 
-  it('removes only its own taint, only after Ready and a power cycle, over generated observations', () => {
+  it('removes only its own exact taint, only after Ready and a power cycle, over generated observations', () => {
     const ready = weighted<ConditionStatus>([2, 'True'], [1, 'Unknown'], [1, 'False']);
     // Biased towards the one situation that allows a removal, so that the property is not vacuous.
-    const ours = {
-      present: true,
-      owned: true,
-      record: { runId: 'run-0', fencedAt: t(0), instanceId: INSTANCE, proof: 'stopped' },
+    const record = {
+      runId: 'run-0',
+      fencedAt: t(0),
+      instanceId: INSTANCE,
+      proof: 'stopped',
+      taint: OUR_TAINT,
+    };
+    const oursMarks = {
+      taints: [
+        {
+          key: OUR_TAINT.key,
+          value: 'nodeshutdown',
+          effect: 'NoExecute' as const,
+          timeAdded: OUR_TAINT.timeAdded ?? '',
+        },
+      ],
+      annotations: { [RECORD_ANNOTATION]: JSON.stringify(record) },
     };
     const truth = fc
       .tuple(
         chaosStateArb,
         fc.record({
-          taint: weighted<SimState['taint']>(
-            [1, { present: false, owned: false, record: null }],
-            [1, { present: true, owned: false, record: null }],
-            [8, ours],
-          ),
+          marks: weighted([3, null], [5, fc.constant(oursMarks)]),
           power: weighted<PowerState>([3, 'running'], [1, fc.constantFrom(...ALL_POWER_STATES)]),
           launchTime: weighted([1, -86_400], [3, fc.integer({ min: -100, max: 1200 })]),
         }),
       )
-      .map(([chaos, bias]) => ({ ...chaos, ...bias }));
+      .map(([chaos, { marks, ...bias }]) => ({ ...chaos, ...(marks ?? {}), ...bias }));
     const step = fc.tuple(truth, stepFaultsArb, ready);
     fc.assert(
       fc.property(
@@ -95,11 +120,13 @@ describe('decideUnfence() keeps rule 6', () => {
         fc.array(step, { minLength: 1, maxLength: 20 }),
         (config, dryRun, steps) => {
           const request = anUnfenceRequest({ dryRun });
+          const honest = { ...config, identity: 'ok' as const, neverSeenAlive: false };
           let history = freshHistory();
           let at = 0;
           for (const [truth, faults, nodeReady] of steps) {
             at += faults.dt;
-            const observation = observeWorld({ ...truth, at }, { ...faults, ready: nodeReady }, config);
+            const state = { ...truth, at, resourceVersion: at };
+            const observation = observeWorld(state, { ...faults, ready: nodeReady, latency: 0 }, honest);
             const decision = decideUnfence(observation, request, history);
             expect(decideUnfence(observation, request, history)).toEqual(decision);
             checkUnfence(observation, decision, dryRun);

@@ -4,8 +4,8 @@ import {
   nodeReadyAgain,
   powerCycled,
   removeTaint,
+  staleRecordCleared,
   taintOwned,
-  taintPresent,
   unfenceDryRun,
   unfenceInstanceOwned,
   unfenceInstanceResolved,
@@ -16,9 +16,12 @@ import {
   fault,
   freshHistory,
   INSTANCE,
+  OUR_RECORD,
+  OUR_TAINT,
   observe,
   RUN,
   stopped,
+  THEIR_TAINT,
   t,
   taintedNode,
 } from './support/fixtures.js';
@@ -30,27 +33,53 @@ const back = {
   power: { state: 'running', launchTime: t(500) },
 } as const;
 
-describe('taint-present (safety.md 7)', () => {
-  it('does not apply while the taint is on', () => {
-    expect(checkUnfence(taintPresent, back)).toEqual(NotApplicable);
+describe('stale-record-cleared (safety.md 6)', () => {
+  const stale = { ready: 'True', outOfServiceTaints: [], fenceRecord: OUR_RECORD } as const;
+
+  it('does not apply while the recorded taint is on', () => {
+    expect(checkUnfence(staleRecordCleared, back)).toEqual(NotApplicable);
+  });
+
+  it('clears a record whose taint was removed by hand, conditionally on the node as read', () => {
+    expect(checkUnfence(staleRecordCleared, { ...back, node: stale })).toMatchObject({
+      phase: 'UnfenceAssess',
+      reason: 'StaleFenceRecord',
+      action: { kind: 'clear-fence-record', expectedResourceVersion: '1000', fenceRunId: RUN },
+    });
+  });
+
+  it('clears it too when someone added an identical-looking taint since, and adopts nothing', () => {
+    const node = { ...stale, outOfServiceTaints: [THEIR_TAINT] };
+    expect(checkUnfence(staleRecordCleared, { ...back, node })).toMatchObject({
+      action: { kind: 'clear-fence-record' },
+    });
+  });
+
+  it('only says so in a dry run', () => {
+    expect(
+      checkUnfence(staleRecordCleared, { ...back, node: stale }, anUnfenceRequest({ dryRun: true })),
+    ).toMatchObject({ phase: 'DryRunReported', action: null, reason: 'StaleFenceRecord' });
+  });
+});
+
+describe('taint-owned (safety.md 6 and 7)', () => {
+  it('does not apply while the fencer’s exact taint is on', () => {
+    expect(checkUnfence(taintOwned, back)).toEqual(NotApplicable);
   });
 
   it('reports Unfenced when no out-of-service taint is left', () => {
-    expect(checkUnfence(taintPresent, { ...back, node: { ready: 'True' } })).toMatchObject({
+    expect(checkUnfence(taintOwned, { ...back, node: { ready: 'True' } })).toMatchObject({
       phase: 'Unfenced',
       action: null,
     });
   });
-});
 
-describe('taint-owned (safety.md 6)', () => {
-  it('is compliant for a taint the fencer recorded', () => {
-    expect(checkUnfence(taintOwned, back)).toEqual(Compliant);
-  });
-
-  it('refuses to remove a taint the fencer did not add', () => {
-    const node = { ready: 'True', outOfServiceTaint: { present: true, ownedByFencer: false } } as const;
-    expect(checkUnfence(taintOwned, { ...back, node })).toMatchObject({
+  it.each([
+    ['a taint with no record of ours', { outOfServiceTaints: [OUR_TAINT], fenceRecord: null }],
+    ['an identical-looking taint added later', { outOfServiceTaints: [THEIR_TAINT], fenceRecord: null }],
+    ['another value', { outOfServiceTaints: [{ ...OUR_TAINT, value: 'maintenance' }], fenceRecord: null }],
+  ])('refuses to remove %s', (_, node) => {
+    expect(checkUnfence(taintOwned, { ...back, node: { ready: 'True', ...node } })).toMatchObject({
       phase: 'Refused',
       reason: 'TaintNotOwned',
     });
@@ -147,6 +176,17 @@ describe('power-cycled (safety.md 6)', () => {
       reason: 'ProviderApiError',
     });
   });
+
+  it('refuses a power cycle of another machine than the one the record names', () => {
+    const node = taintedNode({
+      ready: 'True',
+      fenceRecord: { ...OUR_RECORD, instanceId: 'i-0fenced0000000000' },
+    });
+    expect(checkUnfence(powerCycled, { ...back, node })).toMatchObject({
+      phase: 'Refused',
+      reason: 'InstanceMismatch',
+    });
+  });
 });
 
 describe('unfence-dry-run (safety.md 8)', () => {
@@ -163,15 +203,59 @@ describe('unfence-dry-run (safety.md 8)', () => {
 });
 
 describe('remove-taint (safety.md 6)', () => {
-  it('removes the fencer’s taint conditionally on the observed resourceVersion and fence run', () => {
+  it('removes exactly the fencer’s taint, conditionally on the observed resourceVersion', () => {
     expect(checkUnfence(removeTaint, back)).toMatchObject({
       phase: 'Unfence',
-      action: { kind: 'remove-taint', expectedResourceVersion: '2000', fenceRunId: RUN },
+      action: { kind: 'remove-taint', expectedResourceVersion: '2000', fenceRunId: RUN, taint: OUR_TAINT },
     });
+  });
+
+  it('names only its own taint when someone else’s NoSchedule one sits beside it', () => {
+    const node = taintedNode({
+      ready: 'True',
+      outOfServiceTaints: [OUR_TAINT, { ...THEIR_TAINT, effect: 'NoSchedule' }],
+    });
+    expect(checkUnfence(removeTaint, { ...back, node })).toMatchObject({ action: { taint: OUR_TAINT } });
   });
 });
 
 describe('decideUnfence', () => {
+  it('reports Unfenced once it removed its own taint, leaving a NoSchedule one someone else added', () => {
+    const theirs = { ...THEIR_TAINT, effect: 'NoSchedule' };
+    const node = taintedNode({
+      ready: 'True',
+      resourceVersion: '2000',
+      outOfServiceTaints: [OUR_TAINT, theirs],
+    });
+    const first = decideUnfence(observe({ ...back, node }), anUnfenceRequest(), freshHistory());
+    expect(first).toMatchObject({ action: { kind: 'remove-taint', taint: OUR_TAINT } });
+    const after = {
+      ready: 'True',
+      resourceVersion: '2001',
+      outOfServiceTaints: [theirs],
+      fenceRecord: null,
+    } as const;
+    const second = decideUnfence(
+      observe({ ...back, at: 601, node: after }),
+      anUnfenceRequest(),
+      first.history,
+    );
+    expect(second).toMatchObject({ phase: 'Unfenced', done: true, action: null });
+    expect(second.message).toContain('not the fencer');
+  });
+
+  it('clears a stale record, then refuses the taint someone else added since (it stays)', () => {
+    const node = { ready: 'True', outOfServiceTaints: [THEIR_TAINT], fenceRecord: OUR_RECORD } as const;
+    const first = decideUnfence(observe({ ...back, node }), anUnfenceRequest(), freshHistory());
+    expect(first).toMatchObject({ action: { kind: 'clear-fence-record' }, done: false });
+    const second = decideUnfence(
+      observe({ ...back, at: 601, node: { ...node, fenceRecord: null } }),
+      anUnfenceRequest(),
+      first.history,
+    );
+    expect(second).toMatchObject({ phase: 'Refused', reason: 'TaintNotOwned', action: null });
+  });
+
   it('removes the taint, then reports Unfenced', () => {
     const first = decideUnfence(observe(back), anUnfenceRequest(), freshHistory());
     expect(first).toMatchObject({
@@ -180,7 +264,7 @@ describe('decideUnfence', () => {
       action: { kind: 'remove-taint', node: 'worker-1' },
     });
     const second = decideUnfence(
-      observe({ ...back, at: 601, node: { ready: 'True' } }),
+      observe({ ...back, at: 601, node: { ready: 'True', resourceVersion: '2001' } }),
       anUnfenceRequest(),
       first.history,
     );

@@ -52,7 +52,7 @@ describe('the Lambda handlers', () => {
 
   it('manual: the request of `fencer fence` starts a run with exactly that request', async () => {
     const { handler } = await import('../../../functions/manual/index.js');
-    const request = { node: 'node-a', cluster: 'prod', dryRun: true, limits: { maxInFlight: 2 } };
+    const request = { node: 'node-a', cluster: 'prod', dryRun: true, limits: { maxUnhealthyNodes: 2 } };
 
     const outcome = await handler(request, context);
 

@@ -116,8 +116,9 @@ describe('the health check', () => {
     const world = cluster([
       node('node-y', `aws:///us-east-1a/${INSTANCE_B}`, { readySince: '2026-02-02T16:00:00Z' }),
     ]);
-    const limits = { ...REQUEST_DEFAULTS.limits, maxInFlight: 1 };
-    const { deps } = fakeDeps(world);
+    const limits = REQUEST_DEFAULTS.limits;
+    // The limit is the cluster's, read with the claims.
+    const { deps } = fakeDeps({ ...world, maxInFlight: 1 });
 
     const report = await healthCheck(
       deps,

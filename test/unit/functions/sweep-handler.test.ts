@@ -18,7 +18,7 @@ vi.mock('../../../functions/shared/connection.js', async () => {
   return {
     settings: {
       cluster: 'prod',
-      requestDefaults: { limits: { maxUnhealthyNodes: 3, maxUnhealthyFraction: 0.4, maxInFlight: 1 } },
+      requestDefaults: { limits: { maxUnhealthyNodes: 3, maxUnhealthyFraction: 0.4 } },
     },
     telemetry: createTelemetry({ cluster: 'prod', level: 'SILENT' }),
   };

@@ -12,11 +12,14 @@ export class ApiStatusError extends Error {
   override readonly name = 'ApiStatusError';
   readonly statusCode: number;
   readonly body: string;
+  /** The API server's clock when it answered (its `Date` header), if it sent one. */
+  readonly serverTime: Date | undefined;
 
-  constructor(statusCode: number, body: string) {
+  constructor(statusCode: number, body: string, serverTime?: Date) {
     super(`HTTP ${statusCode}`);
     this.statusCode = statusCode;
     this.body = body;
+    this.serverTime = serverTime;
   }
 }
 
@@ -59,6 +62,14 @@ export class ApiClient {
    * makes is conditional (resourceVersion, UID), so a write that did land is not applied twice.
    */
   async call<T>(call: ApiCall): Promise<T> {
+    return (await this.exchange<T>(call)).body;
+  }
+
+  /**
+   * Like {@link call}, with the API server's clock: its `Date` header (one-second resolution). Claims
+   * are judged on it, so no writer's clock, fast or slow, can expire another writer's claim.
+   */
+  async exchange<T>(call: ApiCall): Promise<{ readonly body: T; readonly serverTime: Date | undefined }> {
     const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
     let response: IncomingMessage;
     try {
@@ -69,8 +80,10 @@ export class ApiClient {
     }
     const text = await readBody(response);
     const status = response.statusCode ?? 0;
-    if (status < 200 || status > 299) throw new ApiStatusError(status, text);
-    return JSON.parse(text) as T;
+    const date = response.headers.date ? new Date(response.headers.date) : undefined;
+    const serverTime = date && !Number.isNaN(date.getTime()) ? date : undefined;
+    if (status < 200 || status > 299) throw new ApiStatusError(status, text, serverTime);
+    return { body: JSON.parse(text) as T, serverTime };
   }
 
   async #send(call: ApiCall, payload: string | undefined): Promise<IncomingMessage> {

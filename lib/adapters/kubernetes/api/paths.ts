@@ -24,6 +24,7 @@ export const apiPaths = {
   volumeAttachment: (name: string): string => `/apis/storage.k8s.io/v1/volumeattachments/${seg(name)}`,
   storageClasses: '/apis/storage.k8s.io/v1/storageclasses',
   csiNodes: '/apis/storage.k8s.io/v1/csinodes',
+  csiNode: (name: string): string => `/apis/storage.k8s.io/v1/csinodes/${seg(name)}`,
 } as const;
 
 /** The content type of a JSON merge patch (RFC 7386). */

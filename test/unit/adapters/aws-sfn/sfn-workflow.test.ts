@@ -21,6 +21,7 @@ const INPUT: FenceRunInput = {
     accelerate: true,
     allowTerminate: false,
     skipOsShutdown: false,
+    forceDeleteTolerating: false,
     limits: DEFAULT_LIMITS,
   },
   trigger: {

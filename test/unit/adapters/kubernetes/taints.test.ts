@@ -73,25 +73,42 @@ describe('withTaint', () => {
 });
 
 describe('withoutTaint', () => {
-  it('removes only the taints with that key', () => {
+  const OURS = { ...OUT_OF_SERVICE, timeAdded: '2026-01-01T00:00:00Z' };
+
+  it('removes exactly that taint and keeps every other', () => {
     // Act
-    const taints = withoutTaint([...OTHERS, OUT_OF_SERVICE], OUT_OF_SERVICE.key);
+    const taints = withoutTaint([...OTHERS, OURS], OURS);
 
     // Assess
     expect(taints).toStrictEqual(OTHERS);
   });
 
-  it('removes the key under every effect', () => {
+  it('keeps a taint with the same key that differs in value, effect or timeAdded', () => {
+    // Arrange
+    const lookalikes = [
+      { ...OURS, value: 'maintenance' },
+      { ...OURS, effect: 'NoSchedule' as const },
+      { ...OURS, timeAdded: '2026-01-01T00:05:00Z' },
+    ];
+
     // Act
-    const taints = withoutTaint(OTHERS, 'node.kubernetes.io/unreachable');
+    const taints = lookalikes.map((taint) => withoutTaint([taint], OURS));
 
     // Assess
-    expect(taints).toStrictEqual([DEDICATED]);
+    expect(taints).toStrictEqual([undefined, undefined, undefined]);
+  });
+
+  it('matches timeAdded to the second, as the API server stores it', () => {
+    // Act
+    const taints = withoutTaint([{ ...OURS, timeAdded: '2026-01-01T00:00:00.000Z' }], OURS);
+
+    // Assess
+    expect(taints).toStrictEqual([]);
   });
 
   it('is idempotent: removing an absent taint changes nothing', () => {
     // Act
-    const taints = withoutTaint(OTHERS, OUT_OF_SERVICE.key);
+    const taints = withoutTaint(OTHERS, OURS);
 
     // Assess
     expect(taints).toBeUndefined();

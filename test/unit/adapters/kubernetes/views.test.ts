@@ -4,6 +4,7 @@ import {
   isoTime,
   toLeaseView,
   toleratesEveryNoExecute,
+  toleratesOutOfService,
   toNodeView,
   toPodView,
   toServerVersion,
@@ -35,9 +36,14 @@ const aNode = (overrides: Partial<V1Node> = {}): V1Node => ({
       {
         type: 'Ready',
         status: 'Unknown',
+        reason: 'NodeStatusUnknown',
         lastHeartbeatTime: HEARTBEAT,
         lastTransitionTime: new Date('2026-03-01T10:06:00Z'),
       },
+    ],
+    addresses: [
+      { type: 'InternalIP', address: '10.0.1.23' },
+      { type: 'Hostname', address: 'ip-10-0-1-23.ec2.internal' },
     ],
   },
   ...overrides,
@@ -57,6 +63,11 @@ describe('toNodeView', () => {
       ready: 'Unknown',
       readySince: '2026-03-01T10:06:00.000Z',
       lastHeartbeat: '2026-03-01T10:05:00.000Z',
+      readyReason: 'NodeStatusUnknown',
+      addresses: [
+        { type: 'InternalIP', address: '10.0.1.23' },
+        { type: 'Hostname', address: 'ip-10-0-1-23.ec2.internal' },
+      ],
       providerId: 'aws:///us-east-1a/i-0123456789abcdef0',
       unschedulable: false,
       labels: { 'topology.kubernetes.io/zone': 'us-east-1a' },
@@ -195,6 +206,7 @@ describe('toPodView', () => {
       deletionTimestamp: '2026-03-01T10:07:00.000Z',
       claimNames: [],
       toleratesEverything: false,
+      toleratesOutOfService: false,
       ownerKind: 'StatefulSet',
     });
   });
@@ -251,5 +263,21 @@ describe('toServerVersion', () => {
 
     // Assess
     expect(read).toThrow(/unparseable server version/);
+  });
+});
+
+describe('toleratesOutOfService', () => {
+  const oos = 'node.kubernetes.io/out-of-service';
+
+  it.each<[string, V1Toleration, boolean]>([
+    ['Exists with no key (tolerates everything)', { operator: 'Exists' }, true],
+    ['Exists on its key', { key: oos, operator: 'Exists', effect: 'NoExecute' }, true],
+    ['Equal nodeshutdown', { key: oos, operator: 'Equal', value: 'nodeshutdown' }, true],
+    ['Equal another value', { key: oos, operator: 'Equal', value: 'maintenance' }, false],
+    ['another key', { key: 'node.kubernetes.io/unreachable', operator: 'Exists' }, false],
+    ['NoSchedule only', { key: oos, operator: 'Exists', effect: 'NoSchedule' }, false],
+    ['for a while only', { key: oos, operator: 'Exists', tolerationSeconds: 30 }, false],
+  ])('%s: %s', (_, toleration, expected) => {
+    expect(toleratesOutOfService(toleration)).toBe(expected);
   });
 });

@@ -4,7 +4,7 @@ import { parseSweepSettings } from '../../../../lib/config/sweep-settings.js';
 
 const defaults = {
   cluster: 'prod',
-  requestDefaults: { limits: { maxUnhealthyNodes: 3, maxUnhealthyFraction: 0.4, maxInFlight: 1 } },
+  requestDefaults: { limits: { maxUnhealthyNodes: 3, maxUnhealthyFraction: 0.4 } },
 } as never;
 
 describe('sweep configuration', () => {
@@ -36,7 +36,7 @@ describe('sweep configuration', () => {
       remediate: true,
       thresholds: { notReadySeconds: 300 },
       maxProviderCalls: 20,
-      limits: { maxInFlight: 1 },
+      limits: { maxUnhealthyNodes: 3, maxUnhealthyFraction: 0.4 },
     });
   });
 

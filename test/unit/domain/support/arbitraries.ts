@@ -12,8 +12,9 @@ import {
   type PowerState,
   type Strategy,
 } from '../../../../lib/domain/index.js';
-import { aPod, aRequest, aVolumeAttachment, INSTANCE, t } from './fixtures.js';
-import { NO_TAINT, type SimState } from './world.js';
+import type { Taint } from '../../../../lib/ports/cluster.js';
+import { aPod, aRequest, aVolumeAttachment, INSTANCE, OUR_TAINT, t } from './fixtures.js';
+import { foreignTaint, RECORD_ANNOTATION, type SimState } from './world.js';
 
 /** Pick among arbitraries (or constants) with weights. */
 export const weighted = <T>(
@@ -33,9 +34,18 @@ export interface RunConfig {
   readonly controlPlane: boolean;
   readonly lifecycle: 'on-demand' | 'spot' | 'spot-one-time';
   readonly initialPower: PowerState;
-  readonly initialTaint: 'none' | 'ours-earlier-run' | 'theirs';
+  /** `stale-record`: an earlier run's record whose taint was removed by hand. */
+  readonly initialTaint: 'none' | 'ours-earlier-run' | 'theirs' | 'stale-record';
   readonly pods: number;
   readonly attachments: number;
+  /** The cluster's in-flight limit. */
+  readonly maxInFlight: number;
+  /** Is the Node the machine? `duplicate-node`: another Node names the same instance. */
+  readonly identity: 'ok' | 'ip-mismatch' | 'csi-mismatch' | 'no-signals' | 'duplicate-node';
+  /** No Lease, and a Ready condition the kubelet never posted (a hand-made Node). */
+  readonly neverSeenAlive: boolean;
+  /** A pod that tolerates the out-of-service taint holds a volume on the node. */
+  readonly toleratingHolder: boolean;
 }
 
 export const ALL_POWER_STATES: readonly PowerState[] = [
@@ -57,15 +67,15 @@ export const runConfigArb: fc.Arbitrary<RunConfig> = fc.record({
       accelerate: fc.boolean(),
       allowTerminate: fc.boolean(),
       skipOsShutdown: fc.boolean(),
+      forceDeleteTolerating: fc.boolean(),
       leaseGraceSeconds: fc.integer({ min: 20, max: 60 }),
       maxUnhealthyNodes: fc.integer({ min: 1, max: 4 }),
-      maxInFlight: fc.integer({ min: 1, max: 2 }),
       allowControlPlane: fc.boolean(),
     })
-    .map(({ leaseGraceSeconds, maxUnhealthyNodes, maxInFlight, allowControlPlane, ...rest }) =>
+    .map(({ leaseGraceSeconds, maxUnhealthyNodes, allowControlPlane, ...rest }) =>
       aRequest({
         ...rest,
-        limits: { ...DEFAULT_LIMITS, leaseGraceSeconds, maxUnhealthyNodes, maxInFlight, allowControlPlane },
+        limits: { ...DEFAULT_LIMITS, leaseGraceSeconds, maxUnhealthyNodes, allowControlPlane },
       }),
     ),
   serverMinor: weighted<number | null>([8, fc.integer({ min: 22, max: 32 })], [1, null]),
@@ -78,14 +88,31 @@ export const runConfigArb: fc.Arbitrary<RunConfig> = fc.record({
     [1, 'pending'],
     [1, 'terminated'],
   ),
-  initialTaint: weighted<RunConfig['initialTaint']>([6, 'none'], [1, 'ours-earlier-run'], [1, 'theirs']),
+  initialTaint: weighted<RunConfig['initialTaint']>(
+    [6, 'none'],
+    [1, 'ours-earlier-run'],
+    [1, 'theirs'],
+    [1, 'stale-record'],
+  ),
   pods: fc.integer({ min: 0, max: 3 }),
   attachments: fc.integer({ min: 0, max: 3 }),
+  maxInFlight: fc.integer({ min: 1, max: 2 }),
+  identity: weighted<RunConfig['identity']>(
+    [16, 'ok'],
+    [1, 'ip-mismatch'],
+    [1, 'csi-mismatch'],
+    [1, 'no-signals'],
+    [1, 'duplicate-node'],
+  ),
+  neverSeenAlive: weighted([1, true], [19, false]),
+  toleratingHolder: weighted([1, true], [7, false]),
 });
 
 /** What goes wrong (or right) on one step. */
 export interface StepFaults {
   readonly dt: number;
+  /** Seconds between reading the node and the provider's answer (which ends the observation). */
+  readonly latency: number;
   readonly ready: ConditionStatus;
   /** Seconds since the Lease/heartbeat was renewed; negative is a clock-skewed future; null is none. */
   readonly leaseAge: number | null;
@@ -102,7 +129,10 @@ export interface StepFaults {
   readonly providerId: 'ok' | 'missing' | 'unparseable' | 'unknown-provider';
   readonly otherInstanceEvidence: boolean;
   readonly nodeRecreated: boolean;
-  readonly taintRemoved: boolean;
+  /** Someone removes every out-of-service taint by hand, leaving the fencer's annotation. */
+  readonly taintRemovedByHand: boolean;
+  /** Someone adds an out-of-service taint of their own. */
+  readonly foreignTaint: { readonly value: string; readonly effect: Taint['effect'] } | null;
   /** Whether the world moves on this step (the instance finishes stopping, PodGC runs...). */
   readonly progress: boolean;
 }
@@ -118,6 +148,7 @@ const ageArb = weighted<number | null>(
 
 export const stepFaultsArb: fc.Arbitrary<StepFaults> = fc.record({
   dt: fc.integer({ min: 1, max: 40 }),
+  latency: weighted([6, 0], [3, fc.integer({ min: 1, max: 5 })], [2, fc.integer({ min: 6, max: 40 })]),
   ready: weighted<ConditionStatus>([50, 'Unknown'], [5, 'False'], [1, 'True']),
   leaseAge: ageArb,
   heartbeatAge: ageArb,
@@ -148,40 +179,80 @@ export const stepFaultsArb: fc.Arbitrary<StepFaults> = fc.record({
   ),
   otherInstanceEvidence: rare(300),
   nodeRecreated: rare(400),
-  taintRemoved: rare(100),
+  taintRemovedByHand: rare(60),
+  foreignTaint: weighted<StepFaults['foreignTaint']>(
+    [60, null],
+    [
+      1,
+      fc.record({
+        value: fc.constantFrom('nodeshutdown', 'maintenance'),
+        effect: fc.constantFrom<Taint['effect']>('NoExecute', 'NoSchedule'),
+      }),
+    ],
+  ),
   progress: weighted([2, true], [1, false]),
 });
 
+const OUR_PORT_TAINT: Taint = {
+  key: OUR_TAINT.key,
+  value: OUR_TAINT.value ?? undefined,
+  effect: 'NoExecute',
+  timeAdded: OUR_TAINT.timeAdded ?? undefined,
+};
+
+/** The taints and annotations a world that ignores the fencer may show: none, ours, theirs, a stale record. */
+const marksArb: fc.Arbitrary<Pick<SimState, 'taints' | 'annotations'>> = fc
+  .record({
+    ours: fc.boolean(),
+    theirs: fc.constantFrom('none', 'NoExecute', 'NoSchedule'),
+    record: fc.constantFrom('none', 'run-0', 'run-1'),
+  })
+  .map(({ ours, theirs, record }) => {
+    // Kubernetes keeps one taint per key and effect: a NoExecute one is either ours or theirs.
+    const foreign =
+      theirs === 'NoSchedule'
+        ? [foreignTaint(20, 'maintenance', 'NoSchedule')]
+        : theirs === 'NoExecute' && !ours
+          ? [foreignTaint(20)]
+          : [];
+    const taints = [...(ours ? [OUR_PORT_TAINT] : []), ...foreign];
+    const fenceRecord = {
+      runId: record,
+      fencedAt: t(0),
+      instanceId: INSTANCE,
+      proof: 'stopped',
+      taint: OUR_TAINT,
+    };
+    const annotations: Record<string, string> =
+      record === 'none' ? {} : { [RECORD_ANNOTATION]: JSON.stringify(fenceRecord) };
+    return { taints, annotations };
+  });
+
 /** A world that ignores the fencer: every step's truth is generated afresh (the adversarial case). */
-export const chaosStateArb: fc.Arbitrary<Omit<SimState, 'at'>> = fc.record({
-  power: fc.constantFrom(...ALL_POWER_STATES),
-  launchTime: weighted([4, fc.constant(-86_400)], [1, fc.integer({ min: -100, max: 1200 })]),
-  taint: weighted<SimState['taint']>(
-    [2, NO_TAINT],
-    [1, { present: true, owned: false, record: null }],
-    [
-      1,
-      fc.constantFrom('run-0', 'run-1').map((runId) => ({
-        present: true,
-        owned: true,
-        record: { runId, fencedAt: t(0), instanceId: INSTANCE, proof: 'stopped' },
-      })),
-    ],
-  ),
-  pods: fc.array(
-    fc
-      .record({
-        name: fc.constantFrom('db-0', 'db-1', 'web-0'),
-        terminating: fc.boolean(),
-        usesPersistentVolumes: fc.boolean(),
-      })
-      .map(({ name, ...rest }) => aPod(name, rest)),
-    { maxLength: 3 },
-  ),
-  attachments: fc.array(
-    fc.constantFrom('csi-0', 'csi-1').map((name) => aVolumeAttachment(name)),
-    { maxLength: 2 },
-  ),
-  dataDisk: fc.constantFrom<DiskAttachment['state']>('attached', 'detaching', 'detached'),
-  nodeUid: weighted([20, 'uid-worker-1'], [1, 'uid-other']),
-});
+export const chaosStateArb: fc.Arbitrary<Omit<SimState, 'at' | 'resourceVersion'>> = fc
+  .record({
+    power: fc.constantFrom(...ALL_POWER_STATES),
+    launchTime: weighted([4, fc.constant(-86_400)], [1, fc.integer({ min: -100, max: 1200 })]),
+    marks: marksArb,
+    pods: fc.array(
+      fc
+        .record({
+          name: fc.constantFrom('db-0', 'db-1', 'web-0'),
+          terminating: fc.boolean(),
+          holds: fc.boolean(),
+          toleratesOutOfService: weighted([1, true], [4, false]),
+        })
+        .map(({ name, holds, ...rest }) =>
+          aPod(name, { ...rest, claimNames: holds ? [`data-${name}`] : [] }),
+        ),
+      { maxLength: 3 },
+    ),
+    attachments: fc.array(
+      fc.constantFrom('csi-0', 'csi-1').map((name) => aVolumeAttachment(name)),
+      { maxLength: 2 },
+    ),
+    dataDisk: fc.constantFrom<DiskAttachment['state']>('attached', 'detaching', 'detached'),
+    nodeUid: weighted([20, 'uid-worker-1'], [1, 'uid-other']),
+    nodeInstance: weighted([20, INSTANCE], [1, 'i-0aaaaaaaaaaaaaaa1']),
+  })
+  .map(({ marks, ...rest }) => ({ ...rest, ...marks }));

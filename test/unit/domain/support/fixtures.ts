@@ -5,7 +5,9 @@
 import {
   DEFAULT_LIMITS,
   type DiskAttachment,
+  type FenceRecord,
   type FenceRequest,
+  type InstanceIdentity,
   type Observation,
   type ObservedCluster,
   type ObservedInstance,
@@ -17,6 +19,7 @@ import {
   type ProviderFault,
   type RunHistory,
   startRun,
+  type TaintSnapshot,
   type UnfenceRequest,
   type Verdict,
 } from '../../../../lib/domain/index.js';
@@ -30,18 +33,34 @@ export const t = (seconds: number): string => new Date(T0 + seconds * 1000).toIS
 export const NODE = 'worker-1';
 export const INSTANCE = 'i-0123456789abcdef0';
 export const RUN = 'run-1';
+/** The machine's private address and DNS name, as the provider and the kubelet both report them. */
+export const NODE_IP = '10.0.1.23';
+export const NODE_DNS = 'ip-10-0-1-23.eu-west-1.compute.internal';
+export const IDENTITY: InstanceIdentity = {
+  instanceId: INSTANCE,
+  privateIps: [NODE_IP],
+  hostnames: [NODE_DNS],
+};
 
 export const aNode = (overrides: Partial<ObservedNode> = {}): ObservedNode => ({
   name: NODE,
   uid: 'uid-worker-1',
   resourceVersion: '1000',
+  readAt: t(0),
   ready: 'Unknown',
+  readyReason: 'NodeStatusUnknown',
   lastHeartbeat: t(-600),
   leaseRenewTime: t(-600),
   providerId: `aws:///eu-west-1a/${INSTANCE}`,
+  addresses: [
+    { type: 'InternalIP', address: NODE_IP },
+    { type: 'InternalDNS', address: NODE_DNS },
+    { type: 'Hostname', address: NODE_DNS },
+  ],
+  csiNodeIds: [{ driver: 'ebs.csi.aws.com', nodeId: INSTANCE }],
   controlPlane: false,
   optedOut: false,
-  outOfServiceTaint: { present: false, ownedByFencer: false },
+  outOfServiceTaints: [],
   fenceRecord: null,
   ...overrides,
 });
@@ -51,7 +70,8 @@ export const aPod = (name: string, overrides: Partial<ObservedPod> = {}): Observ
   name,
   uid: `uid-${name}`,
   terminating: false,
-  usesPersistentVolumes: true,
+  claimNames: [`data-${name}`],
+  toleratesOutOfService: false,
   ...overrides,
 });
 
@@ -66,6 +86,8 @@ export const aVolumeAttachment = (
   deleting: false,
   attachError: null,
   detachError: null,
+  attacher: 'ebs.csi.aws.com',
+  csiNodeId: INSTANCE,
   ...overrides,
 });
 
@@ -87,16 +109,21 @@ export interface Spec {
   readonly cluster?: Partial<ObservedCluster>;
   readonly power?: Partial<PowerEvidence> | ProviderFault;
   readonly ownership?: OwnershipVerdict | ProviderFault;
-  readonly disks?: readonly DiskAttachment[] | ProviderFault;
+  /** The provider's account of the machine; `null` when it does not know it. */
+  readonly identity?: InstanceIdentity | null | ProviderFault;
+  readonly otherNodes?: readonly string[];
+  /** `null`: the step did not read the disks. */
+  readonly disks?: readonly DiskAttachment[] | ProviderFault | null;
   readonly instance?: ObservedInstance;
   readonly pods?: readonly ObservedPod[];
   readonly volumeAttachments?: readonly ObservedVolumeAttachment[];
 }
 
-const isFault = (value: object): value is ProviderFault => 'name' in value && 'message' in value;
+const isFault = (value: object | null): value is ProviderFault =>
+  value !== null && 'name' in value && 'message' in value;
 
-const fallible = <T extends object>(value: T | ProviderFault) =>
-  isFault(value) ? ({ ok: false, error: value } as const) : ({ ok: true, value } as const);
+const fallible = <T extends object | null>(value: T | ProviderFault) =>
+  isFault(value) ? ({ ok: false, error: value } as const) : ({ ok: true, value: value as T } as const);
 
 export function observe(spec: Spec = {}): Observation {
   const at = spec.at ?? 0;
@@ -111,7 +138,7 @@ export function observe(spec: Spec = {}): Observation {
           observedAt: t(at),
           ...spec.power,
         };
-  const node = spec.node === null ? null : aNode(spec.node);
+  const node = spec.node === null ? null : aNode({ readAt: t(at), ...spec.node });
   return {
     observedAt: t(at),
     node,
@@ -119,6 +146,7 @@ export function observe(spec: Spec = {}): Observation {
       totalNodes: 10,
       unhealthyNodes: [NODE],
       fencingsInFlight: [],
+      maxInFlight: 1,
       serverVersion: { major: 1, minor: 30 },
       ...spec.cluster,
     },
@@ -132,7 +160,9 @@ export function observe(spec: Spec = {}): Observation {
               spec.ownership ?? { owned: true, evidence: 'tag kubernetes.io/cluster/prod=owned' },
             ),
             power: fallible(power),
-            disks: fallible(spec.disks ?? [ROOT_DISK, DATA_DISK]),
+            identity: fallible(spec.identity === undefined ? IDENTITY : spec.identity),
+            otherNodes: spec.otherNodes ?? [],
+            disks: spec.disks === null ? null : fallible(spec.disks ?? [ROOT_DISK, DATA_DISK]),
           }),
     workload: {
       pods: spec.pods ?? [aPod('db-0')],
@@ -149,6 +179,7 @@ export const aRequest = (overrides: Partial<FenceRequest> = {}): FenceRequest =>
   accelerate: false,
   allowTerminate: false,
   skipOsShutdown: true,
+  forceDeleteTolerating: false,
   limits: DEFAULT_LIMITS,
   ...overrides,
 });
@@ -186,10 +217,30 @@ export const provenHistory = (): RunHistory => ({
 /** A run whose taint was seen at `t(50)`. */
 export const taintedHistory = (): RunHistory => ({ ...provenHistory(), taintedAt: t(50) });
 
+/** The exact taint this run added at `t(45)`. */
+export const OUR_TAINT: TaintSnapshot = {
+  key: 'node.kubernetes.io/out-of-service',
+  value: 'nodeshutdown',
+  effect: 'NoExecute',
+  timeAdded: '2026-03-01T10:00:45Z',
+};
+
+/** Someone else's out-of-service taint: same key, value and effect, another `timeAdded`. */
+export const THEIR_TAINT: TaintSnapshot = { ...OUR_TAINT, timeAdded: '2026-03-01T10:03:00Z' };
+
+/** This run's fence record, naming {@link OUR_TAINT}. */
+export const OUR_RECORD: FenceRecord = {
+  runId: RUN,
+  fencedAt: t(45),
+  instanceId: INSTANCE,
+  proof: 'stopped',
+  taint: OUR_TAINT,
+};
+
 /** The node as it looks once this run's taint is on. */
 export const taintedNode = (overrides: Partial<ObservedNode> = {}): Partial<ObservedNode> => ({
-  outOfServiceTaint: { present: true, ownedByFencer: true },
-  fenceRecord: { runId: RUN, fencedAt: t(45), instanceId: INSTANCE, proof: 'stopped' },
+  outOfServiceTaints: [OUR_TAINT],
+  fenceRecord: OUR_RECORD,
   ...overrides,
 });
 

@@ -1,20 +1,28 @@
 /**
- * An independent checker of safety.md, written from the contract rather than from decide()'s code: it
- * keeps its own account of when the run decided and whether an observation since then showed the
- * instance off, and fails loudly on the first decision that breaks a rule.
+ * An independent checker of safety.md for fence runs. It is written from the contract, not from
+ * decide(): it imports only types from the code under test and keeps its own account of the run (when
+ * it committed, whether an observation since then showed the machine off), its own idea of which
+ * states are off, which phases end a run, which actions release volumes, who owns a taint and whether
+ * the Node is the machine. It fails loudly on the first decision that breaks a rule.
  */
-import {
-  type Decision,
-  type FenceLimits,
-  type FenceRequest,
-  isOff,
-  isTerminal,
-  type Observation,
-  type PowerEvidence,
-  RELEASE_ACTIONS,
-  type RunHistory,
+import type {
+  Action,
+  Decision,
+  FenceRequest,
+  Observation,
+  ObservedNode,
+  PowerEvidence,
+  RunHistory,
+  TaintSnapshot,
 } from '../../../../lib/domain/index.js';
-import { INSTANCE, NODE } from './fixtures.js';
+import { NODE } from './fixtures.js';
+
+const OFF = new Set(['stopped', 'terminated', 'not-found']);
+const ENDS = new Set(['Fenced', 'Unfenced', 'Refused', 'Failed', 'DryRunReported']);
+const RELEASES = new Set(['taint', 'force-delete-pods', 'delete-pods', 'delete-volume-attachments']);
+const OOS_KEY = 'node.kubernetes.io/out-of-service';
+const INSTANCE_KEYED_DRIVERS = new Set(['ebs.csi.aws.com', 'diskplugin.csi.alibabacloud.com']);
+const STARTED = new Set(['pending', 'running', 'stopping']);
 
 const ms = (iso: string): number => Date.parse(iso);
 
@@ -24,31 +32,77 @@ export function powerOf(observation: Observation): PowerEvidence | null {
   return instance?.resolved && instance.power.ok ? instance.power.value : null;
 }
 
-const fresh = (iso: string | null, now: number, graceSeconds: number): boolean =>
-  iso !== null && now - ms(iso) < graceSeconds * 1000;
+const fresh = (iso: string | null, readAt: number, graceSeconds: number): boolean =>
+  iso !== null && readAt - ms(iso) < graceSeconds * 1000;
 
-/** Any sign of life the contract forbids acting against. */
-export function looksAlive(observation: Observation, limits: FenceLimits): boolean {
-  const node = observation.node;
-  if (node === null) return false;
-  const now = ms(observation.observedAt);
+/** Any sign of life the contract forbids acting against, judged when the node was read. */
+export function looksAlive(node: ObservedNode, graceSeconds: number): boolean {
+  const readAt = ms(node.readAt);
   return (
     node.ready === 'True' ||
-    fresh(node.leaseRenewTime, now, limits.leaseGraceSeconds) ||
-    fresh(node.lastHeartbeat, now, limits.leaseGraceSeconds)
+    fresh(node.leaseRenewTime, readAt, graceSeconds) ||
+    fresh(node.lastHeartbeat, readAt, graceSeconds)
   );
 }
 
-export function exceedsUnhealthy(observation: Observation, limits: FenceLimits): boolean {
+/** No Lease and no heartbeat its kubelet posted: never seen alive. */
+const neverSeenAlive = (node: ObservedNode): boolean =>
+  node.leaseRenewTime === null &&
+  (node.lastHeartbeat === null || node.readyReason === 'NodeStatusNeverUpdated');
+
+const sameTaint = (a: TaintSnapshot, b: TaintSnapshot): boolean =>
+  a.key === b.key && a.value === b.value && a.effect === b.effect && a.timeAdded === b.timeAdded;
+
+/** The node's out-of-service taints: the fencer's (equal to its record's) and everyone else's. */
+function taintsOf(node: ObservedNode): { ours: TaintSnapshot | null; others: TaintSnapshot[] } {
+  const oos = node.outOfServiceTaints.filter((x) => x.key === OOS_KEY);
+  const record = node.fenceRecord;
+  const ours = record ? (oos.find((x) => sameTaint(x, record.taint)) ?? null) : null;
+  return { ours, others: oos.filter((x) => x !== ours) };
+}
+
+/** Whether the node's own signals corroborate or contradict the machine. */
+function identity(observation: Observation): { agrees: boolean; contradicts: boolean } | null {
+  const node = observation.node;
+  const instance = observation.instance;
+  if (node === null || !instance?.resolved || !instance.identity.ok) return null;
+  const machine = instance.identity.value;
+  const id = instance.ref.instanceId;
+  let agrees = false;
+  let contradicts = false;
+  const csiIds = [
+    ...node.csiNodeIds.filter((c) => INSTANCE_KEYED_DRIVERS.has(c.driver)).map((c) => c.nodeId),
+    ...observation.workload.volumeAttachments
+      .filter((va) => va.attacher !== null && INSTANCE_KEYED_DRIVERS.has(va.attacher) && va.csiNodeId)
+      .map((va) => va.csiNodeId ?? ''),
+  ];
+  for (const csiId of csiIds) {
+    if (csiId === id) agrees = true;
+    else contradicts = true;
+  }
+  if (machine !== null && machine.privateIps.length > 0) {
+    for (const a of node.addresses.filter((x) => x.type === 'InternalIP')) {
+      if (machine.privateIps.includes(a.address)) agrees = true;
+      else contradicts = true;
+    }
+  }
+  const names = new Set((machine?.hostnames ?? []).map((h) => h.toLowerCase()));
+  if (node.addresses.some((a) => a.type !== 'InternalIP' && names.has(a.address.toLowerCase())))
+    agrees = true;
+  return { agrees, contradicts };
+}
+
+export function exceedsUnhealthy(observation: Observation, request: FenceRequest): boolean {
+  const { maxUnhealthyNodes, maxUnhealthyFraction } = request.limits;
   const count = new Set([...observation.cluster.unhealthyNodes, NODE]).size;
   return (
-    count > limits.maxUnhealthyNodes ||
-    (count > 1 && count / observation.cluster.totalNodes > limits.maxUnhealthyFraction)
+    count > maxUnhealthyNodes || (count > 1 && count / observation.cluster.totalNodes > maxUnhealthyFraction)
   );
 }
 
-export function exceedsInFlight(observation: Observation, limits: FenceLimits): boolean {
-  return new Set(observation.cluster.fencingsInFlight.filter((n) => n !== NODE)).size >= limits.maxInFlight;
+export function exceedsInFlight(observation: Observation): boolean {
+  const others = new Set(observation.cluster.fencingsInFlight.filter((n) => n !== NODE));
+  return others.size >= observation.cluster.maxInFlight;
 }
 
 const owned = (observation: Observation): boolean => {
@@ -56,10 +110,16 @@ const owned = (observation: Observation): boolean => {
   return instance?.resolved === true && instance.ownership.ok && instance.ownership.value.owned;
 };
 
+/** Which path releases volumes: the legacy one on servers known to predate 1.26, else out-of-service. */
+const legacyPath = (request: FenceRequest, serverMinor: number | null): boolean =>
+  request.strategy === 'legacy' || (request.strategy === 'auto' && serverMinor !== null && serverMinor < 26);
+
 /** Checks one fence run, step by step. */
 export class FenceOracle {
   private decidedAt: number | null = null;
   private proofSeen = false;
+  /** The node (uid) and machine the run committed to: it acts on nothing else. */
+  private target: { readonly uid: string; readonly instanceId: string } | null = null;
 
   constructor(
     private readonly request: FenceRequest,
@@ -69,84 +129,172 @@ export class FenceOracle {
 
   /** Throws on the first broken rule. */
   check(observation: Observation, before: RunHistory, decision: Decision): void {
-    const fail = (rule: string) => {
+    const fail = (rule: string): never => {
       throw new Error(
         `${rule}\n decision: ${JSON.stringify(decision, null, 1)}\n observation: ${JSON.stringify(observation)}`,
       );
     };
-    const { limits, dryRun, strategy } = this.request;
-    const action = decision.action;
     const power = powerOf(observation);
-    const now = ms(observation.observedAt);
+    const node = observation.node;
 
     if (decision.rule === 'no-rule-decided') fail('the table was not exhaustive');
-    if (decision.done !== isTerminal(decision.phase)) fail('done must match the phase');
-    if (action !== null && (Array.isArray(action) || typeof action.kind !== 'string'))
-      fail('at most one action');
+    if (decision.done !== ENDS.has(decision.phase)) fail('done must match the phase');
+    if ((decision.phase === 'Refused' || decision.phase === 'Failed') && decision.reason === null)
+      fail('rule 9: a refusal or failure without a reason code');
 
     const proofBefore = this.proofSeen;
-    // Commitment: the oracle's own account of when the run decided.
     const committedNow = before.decidedToFenceAt === null && decision.history.decidedToFenceAt !== null;
-    if (committedNow) {
-      const decidedAt = ms(decision.history.decidedToFenceAt ?? '');
-      if (decidedAt < now || (power !== null && decidedAt < ms(power.observedAt))) fail('decision backdated');
-      if (dryRun) fail('a dry run committed to fencing');
-      if (exceedsUnhealthy(observation, limits) || exceedsInFlight(observation, limits))
-        fail('committed beyond blast radius');
-      this.decidedAt = decidedAt;
-    } else if (
-      this.decidedAt !== null &&
-      power !== null &&
-      isOff(power.state) &&
-      power.instanceId === INSTANCE
-    ) {
+    const aboutTarget = power !== null && this.target !== null && power.instanceId === this.target.instanceId;
+    if (committedNow) this.checkCommitment(observation, decision, fail);
+    else if (this.decidedAt !== null && aboutTarget && power !== null && OFF.has(power.state)) {
       if (ms(power.observedAt) > this.decidedAt) this.proofSeen = true;
     }
 
     // Rule 2: once committed, a restart (new launch, or running again after the proof) ends the run.
-    if (power !== null && power.instanceId === INSTANCE && this.decidedAt !== null && !committedNow) {
+    if (power !== null && aboutTarget && this.decidedAt !== null && !committedNow) {
       const relaunched = power.launchTime !== undefined && ms(power.launchTime) > this.decidedAt;
-      const runningAfterProof = proofBefore && ['pending', 'running', 'stopping'].includes(power.state);
+      const runningAfterProof = proofBefore && STARTED.has(power.state);
       if ((relaunched || runningAfterProof) && !decision.done)
         fail('did not stop after the instance was started again');
     }
     const proof = decision.history.proofOfOff;
-    if (proof !== null && (!isOff(proof.state) || proof.instanceId !== INSTANCE))
-      fail('history holds a proof that is not off');
+    if (proof !== null && (!OFF.has(proof.state) || proof.instanceId !== this.target?.instanceId))
+      fail('history holds a proof that is not off, or not about the target');
 
+    if (decision.phase === 'Fenced') this.checkTruthfulEnd(observation, fail);
+    this.checkNoHopelessWait(observation, decision, fail);
+
+    const action = decision.action;
     if (action === null) return;
-    // Rule 2 and 4 (static): no action at all on a live, opted-out, forbidden or unowned node.
-    if (observation.node === null) fail('acted on a missing node');
-    if (looksAlive(observation, limits)) fail('acted on a live node (Ready=True or fresh Lease/heartbeat)');
-    if (observation.node?.optedOut) fail('acted on an opted-out node');
-    if (this.controlPlane && !limits.allowControlPlane) fail('acted on a control-plane node');
-    if (!owned(observation)) fail('acted without ownership verified in this observation');
-    if (power !== null && power.instanceId !== INSTANCE) fail('acted on evidence about another instance');
-
+    this.checkAnyAction(observation, action, fail);
     if (action.kind === 'power-off') {
-      if (dryRun !== action.dryRun) fail('power-off dry-run flag differs from the request');
-      if (exceedsUnhealthy(observation, limits)) fail('power-off beyond the unhealthy limit');
-      if (power === null || isOff(power.state)) fail('power-off of an instance already off or unobserved');
+      if (this.request.dryRun !== action.dryRun) fail('power-off dry-run flag differs from the request');
+      if (exceedsUnhealthy(observation, this.request)) fail('power-off beyond the unhealthy limit');
+      if (power === null || OFF.has(power.state) || power.state === 'unknown')
+        fail('power-off of an instance already off or unobserved');
     }
-    if (RELEASE_ACTIONS.has(action.kind)) {
-      if (dryRun) fail('a dry run released something');
-      if (this.decidedAt === null || !this.proofSeen)
-        fail('release without proof of off observed after the decision');
-      if (proof === null || ms(proof.observedAt) <= ms(decision.history.decidedToFenceAt ?? ''))
-        fail('history proof missing');
-      if (power === null || !isOff(power.state))
-        fail('release while this observation does not show the instance off');
-      if (power?.launchTime !== undefined && ms(power.launchTime) > (this.decidedAt ?? 0))
-        fail('release after a restart');
+    if (RELEASES.has(action.kind)) this.checkRelease(observation, decision, fail);
+    if (action.kind === 'taint' && node !== null) this.checkTaint(node, action, fail);
+    if (action.kind === 'clear-fence-record') {
+      if (this.request.dryRun) fail('a dry run cleared a record');
+      if (node === null || node.fenceRecord === null || taintsOf(node).ours !== null)
+        fail('cleared a fence record whose taint is still there');
     }
-    const taint = observation.node?.outOfServiceTaint;
-    if (action.kind === 'taint' && taint?.present && !taint.ownedByFencer)
-      fail('claimed a taint someone else added');
     if (action.kind === 'delete-volume-attachments') {
-      if (strategy === 'out-of-service') fail('VolumeAttachment deleted under the out-of-service strategy');
+      if (this.request.strategy === 'out-of-service')
+        fail('VolumeAttachment deleted under the out-of-service strategy');
       if (this.serverMinor === null || this.serverMinor >= 26)
         fail('VolumeAttachment deleted on a server >= 1.26');
     }
     if (action.kind === 'remove-taint') fail('a fence run removed a taint');
+  }
+
+  /** Rules 2, 3, 4, 8 at the moment the run commits. */
+  private checkCommitment(observation: Observation, decision: Decision, fail: (rule: string) => never): void {
+    const power = powerOf(observation);
+    const node = observation.node;
+    const decidedAt = ms(decision.history.decidedToFenceAt ?? '');
+    if (decidedAt < ms(observation.observedAt) || (power !== null && decidedAt < ms(power.observedAt)))
+      fail('decision backdated');
+    if (this.request.dryRun) fail('a dry run committed to fencing');
+    if (exceedsUnhealthy(observation, this.request) || exceedsInFlight(observation))
+      fail('committed beyond blast radius');
+    if (node === null) fail('committed without a node');
+    if (node && looksAlive(node, this.request.limits.leaseGraceSeconds)) fail('committed on a live node');
+    if (node && neverSeenAlive(node) && !(power && OFF.has(power.state)))
+      fail('committed on a node never seen alive');
+    const id = identity(observation);
+    if (id === null || id.contradicts || !id.agrees) fail('committed without independent proof of identity');
+    const instance = observation.instance;
+    if (instance?.resolved && instance.otherNodes.length > 0)
+      fail('committed while another Node names the machine');
+    this.decidedAt = decidedAt;
+    if (node && instance?.resolved) this.target = { uid: node.uid, instanceId: instance.ref.instanceId };
+  }
+
+  /** Rules 2, 3, 4: no action at all on a live, opted-out, forbidden, unowned or mistaken node. */
+  private checkAnyAction(observation: Observation, action: Action, fail: (rule: string) => never): void {
+    const node = observation.node;
+    const power = powerOf(observation);
+    if (this.request.dryRun && !(action.kind === 'power-off' && action.dryRun))
+      fail('rule 8: a dry run asked for a real action');
+    if (node === null) {
+      fail('acted on a missing node');
+      return;
+    }
+    if (looksAlive(node, this.request.limits.leaseGraceSeconds))
+      fail('acted on a live node (Ready=True or a Lease/heartbeat fresh when read)');
+    if (node.optedOut) fail('acted on an opted-out node');
+    if (this.controlPlane && !this.request.limits.allowControlPlane) fail('acted on a control-plane node');
+    if (!owned(observation)) fail('acted without ownership verified in this observation');
+    const instance = observation.instance;
+    const ref = instance?.resolved ? instance.ref.instanceId : null;
+    if (power !== null && power.instanceId !== ref) fail('acted on evidence about another instance');
+    const target = this.target;
+    if (target !== null && (node.uid !== target.uid || ref !== target.instanceId))
+      fail('rule 3 and 7: acted on a node or machine other than the one the run committed to');
+    if (instance?.resolved && instance.otherNodes.length > 0)
+      fail('acted while another Node names the machine');
+    if (identity(observation)?.contradicts) fail("acted though the node's own signals name another machine");
+  }
+
+  /** Rule 1: a release needs proof observed after the decision, and the machine off right now. */
+  private checkRelease(observation: Observation, decision: Decision, fail: (rule: string) => never): void {
+    const power = powerOf(observation);
+    if (this.request.dryRun) fail('a dry run released something');
+    if (this.decidedAt === null || !this.proofSeen)
+      fail('release without proof of off observed after the decision');
+    const proof = decision.history.proofOfOff;
+    if (proof === null || ms(proof.observedAt) <= ms(decision.history.decidedToFenceAt ?? ''))
+      fail('history proof missing');
+    if (power === null || !OFF.has(power.state))
+      fail('release while this observation does not show the instance off');
+    if (power?.launchTime !== undefined && ms(power.launchTime) > (this.decidedAt ?? 0))
+      fail('release after a restart');
+  }
+
+  /** Rule 6: the taint written is exact and recorded; another's out-of-service taint is never claimed. */
+  private checkTaint(
+    node: ObservedNode,
+    action: Extract<Action, { kind: 'taint' }>,
+    fail: (rule: string) => never,
+  ): void {
+    const { ours, others } = taintsOf(node);
+    if (!sameTaint(action.taint, action.record.taint)) fail('the record does not name the taint written');
+    if (action.taint.timeAdded === null) fail('a taint without timeAdded cannot be told from another');
+    if (ours !== null && !sameTaint(action.taint, ours)) fail('re-recorded a taint other than our own');
+    if (ours === null && others.some((x) => x.effect === 'NoExecute'))
+      fail('claimed a taint someone else added');
+  }
+
+  /** Truthful report: Fenced only when nothing holds a volume on the node any more. */
+  private checkTruthfulEnd(observation: Observation, fail: (rule: string) => never): void {
+    const { pods, volumeAttachments } = observation.workload;
+    if (pods.some((p) => p.claimNames.length > 0 || p.terminating))
+      fail('Fenced while a pod still holds a volume');
+    if (volumeAttachments.length > 0) fail('Fenced while VolumeAttachments remain');
+    const instance = observation.instance;
+    const disks = instance?.resolved ? instance.disks : null;
+    if (!disks?.ok) fail('Fenced without reading the disks');
+    if (disks?.ok && disks.value.some((d) => !d.root && d.state !== 'detached'))
+      fail('Fenced with disks attached');
+  }
+
+  /** A pod that tolerates the taint and holds a volume is named at once, not waited on until the deadline. */
+  private checkNoHopelessWait(
+    observation: Observation,
+    decision: Decision,
+    fail: (rule: string) => never,
+  ): void {
+    // A wait with a reason (a provider error, say) waits on that, not on the pod.
+    if (decision.done || decision.action !== null || decision.phase !== 'Drain' || decision.reason !== null)
+      return;
+    if (this.request.forceDeleteTolerating || legacyPath(this.request, this.serverMinor)) return;
+    const power = powerOf(observation);
+    if (!this.proofSeen || power === null || !OFF.has(power.state)) return;
+    const stuck = observation.workload.pods.some(
+      (p) => p.toleratesOutOfService && p.claimNames.length > 0 && !p.terminating,
+    );
+    if (stuck) fail('waited in Drain on a pod that tolerates the taint and can never leave');
   }
 }

@@ -1,59 +1,114 @@
 /**
- * A tiny simulated world for property tests: an instance that stops when asked, a node that can be
- * tainted, pods and VolumeAttachments that Kubernetes clears after the taint, and generated faults on
- * every step (see arbitraries.ts). The world follows the decisions, so runs reach the taint and
- * the drain often enough for the safety properties to mean something.
+ * A simulated world for property tests: an instance that stops when asked, a Node whose taints and
+ * annotations are kept as the API server keeps them, pods and VolumeAttachments that Kubernetes clears
+ * after the taint, and generated faults on every step (see arbitraries.ts).
+ *
+ * What it makes hard for the fencer, on purpose:
+ * - the Node is turned into an observation by the app's own mapping (`toObservedNode`), and taint writes
+ *   go through the Kubernetes adapter's own taint logic, so who owns a taint is derived exactly as in
+ *   production, from raw taints and the fence-record annotation;
+ * - the provider answers `latency` seconds after the node was read, and its evidence is stamped when it
+ *   answered: a Lease fresh when read is older by the end of the step;
+ * - someone else adds out-of-service taints, or removes the fencer's by hand and leaves its record;
+ * - the Node may not be the machine (another Node names it, its addresses or CSI ids contradict it, or
+ *   nothing corroborates it), may never have been seen alive, or may hold a pod that tolerates the taint.
  */
+import { withoutTaint, withTaint } from '../../../../lib/adapters/kubernetes/taints.js';
+import { toObservedNode, toPortTaint } from '../../../../lib/app/observe.js';
 import type {
   Action,
   DiskAttachment,
-  FenceRecord,
+  InstanceIdentity,
   Observation,
   ObservedInstance,
   ObservedPod,
   ObservedVolumeAttachment,
   PowerState,
 } from '../../../../lib/domain/index.js';
+import type { NodeView, Taint } from '../../../../lib/ports/cluster.js';
 import type { RunConfig, StepFaults } from './arbitraries.js';
-import { aPod, aVolumeAttachment, DATA_DISK, fault, INSTANCE, NODE, ROOT_DISK, t } from './fixtures.js';
+import {
+  aPod,
+  aVolumeAttachment,
+  DATA_DISK,
+  fault,
+  IDENTITY,
+  INSTANCE,
+  NODE,
+  NODE_DNS,
+  NODE_IP,
+  OUR_TAINT,
+  ROOT_DISK,
+  t,
+} from './fixtures.js';
+
+export const RECORD_ANNOTATION = 'kube-fencer.io/fence-record';
+const OOS_KEY = 'node.kubernetes.io/out-of-service';
 
 /** The simulated truth. */
 export interface SimState {
+  /** Seconds after T0 at which the next step starts reading. */
   readonly at: number;
   readonly power: PowerState;
   readonly launchTime: number;
-  readonly taint: { readonly present: boolean; readonly owned: boolean; readonly record: FenceRecord | null };
+  /** The Node's taints and annotations, exactly as the API server holds them. */
+  readonly taints: readonly Taint[];
+  readonly annotations: Readonly<Record<string, string>>;
+  readonly resourceVersion: number;
   readonly pods: readonly ObservedPod[];
   readonly attachments: readonly ObservedVolumeAttachment[];
   readonly dataDisk: DiskAttachment['state'];
   readonly nodeUid: string;
+  /** The instance the Node's providerID names: another one once the Node was re-created for another machine. */
+  readonly nodeInstance: string;
 }
 
-/** A node without the out-of-service taint. */
-export const NO_TAINT: SimState['taint'] = { present: false, owned: false, record: null };
+/** The machine a re-created Node may name instead: running, launched recently. */
+export const OTHER_MACHINE = 'i-0aaaaaaaaaaaaaaa1';
+
+/** An earlier run's exact taint and record, as an earlier fence would have left them. */
+const earlierRun = (): Pick<SimState, 'taints' | 'annotations'> => {
+  const taint = { ...OUR_TAINT, timeAdded: '2026-03-01T09:50:00Z' };
+  const record = { runId: 'run-0', fencedAt: t(-600), instanceId: INSTANCE, proof: 'stopped', taint };
+  return { taints: [toPortTaint(taint)], annotations: { [RECORD_ANNOTATION]: JSON.stringify(record) } };
+};
+
+/** Someone else's out-of-service taint, added at `at`. */
+export const foreignTaint = (
+  at: number,
+  value = 'nodeshutdown',
+  effect: Taint['effect'] = 'NoExecute',
+): Taint => ({
+  key: OOS_KEY,
+  value,
+  effect,
+  timeAdded: `${t(at).slice(0, 19)}Z`,
+});
 
 export function initialState(config: RunConfig): SimState {
-  const taint =
+  const marks =
     config.initialTaint === 'none'
-      ? NO_TAINT
+      ? { taints: [], annotations: {} }
       : config.initialTaint === 'theirs'
-        ? { present: true, owned: false, record: null }
-        : {
-            present: true,
-            owned: true,
-            record: { runId: 'run-0', fencedAt: t(-600), instanceId: INSTANCE, proof: 'stopped' },
-          };
+        ? { taints: [foreignTaint(-300)], annotations: {} }
+        : config.initialTaint === 'stale-record'
+          ? { taints: [], annotations: earlierRun().annotations }
+          : earlierRun();
+  const pods = Array.from({ length: config.pods }, (_, i) =>
+    aPod(`db-${i}`, { claimNames: i > 0 || config.pods === 1 ? [`data-db-${i}`] : [] }),
+  );
+  if (config.toleratingHolder) pods.push(aPod('keeper-0', { toleratesOutOfService: true }));
   return {
     at: 0,
     power: config.initialPower,
     launchTime: -86_400,
-    taint,
-    pods: Array.from({ length: config.pods }, (_, i) =>
-      aPod(`db-${i}`, { usesPersistentVolumes: i > 0 || config.pods === 1 }),
-    ),
+    ...marks,
+    resourceVersion: 1,
+    pods,
     attachments: Array.from({ length: config.attachments }, (_, i) => aVolumeAttachment(`csi-${i}`)),
     dataDisk: config.attachments > 0 ? 'attached' : 'detached',
     nodeUid: 'uid-worker-1',
+    nodeInstance: INSTANCE,
   };
 }
 
@@ -63,32 +118,84 @@ const SETTLES: Partial<Record<PowerState, PowerState>> = {
   pending: 'running',
 };
 
+const releasing = (state: SimState): boolean =>
+  state.taints.some((taint) => taint.key === OOS_KEY && taint.effect === 'NoExecute');
+
+/** Kubernetes acts on the out-of-service taint: evictions, PodGC, attach-detach. */
+function kubernetesProgress(state: SimState, faults: StepFaults, config: RunConfig): SimState {
+  const oosWorks = config.serverMinor === null || config.serverMinor >= 26;
+  if (!releasing(state) || !oosWorks) return state;
+  const podGc = faults.ready !== 'True';
+  const pods = state.pods
+    .filter((pod) => !(pod.terminating && podGc))
+    .map((pod) => (pod.toleratesOutOfService ? pod : { ...pod, terminating: true }));
+  const blocking = pods.some((pod) => pod.claimNames.length > 0 || pod.terminating);
+  const attachments = blocking ? state.attachments : [];
+  return { ...state, pods, attachments };
+}
+
 /** The world moves on between two steps. */
 export function evolve(state: SimState, faults: StepFaults, config: RunConfig): SimState {
   let next: SimState = { ...state, at: state.at + faults.dt };
   if (faults.progress) {
-    const oosWorks = config.serverMinor === null || config.serverMinor >= 26;
-    const podGc = next.taint.present && oosWorks && faults.ready !== 'True';
-    const pods = next.taint.present
-      ? next.pods.filter((pod) => !(pod.terminating && podGc)).map((pod) => ({ ...pod, terminating: true }))
-      : next.pods;
-    const blocking = pods.some((pod) => pod.usesPersistentVolumes || pod.terminating);
-    const attachments = next.taint.present && oosWorks && !blocking ? [] : next.attachments;
+    next = kubernetesProgress(next, faults, config);
     const dataDisk =
-      attachments.length === 0 && next.dataDisk !== 'detached'
+      next.attachments.length === 0 && next.dataDisk !== 'detached'
         ? next.dataDisk === 'attached'
           ? 'detaching'
           : 'detached'
         : next.dataDisk;
-    next = { ...next, power: SETTLES[next.power] ?? next.power, pods, attachments, dataDisk };
+    next = { ...next, power: SETTLES[next.power] ?? next.power, dataDisk };
   }
   if (faults.power === 'started') next = { ...next, power: 'running', launchTime: next.at };
-  if (faults.taintRemoved) next = { ...next, taint: NO_TAINT };
-  if (faults.nodeRecreated) next = { ...next, nodeUid: `uid-${next.at}` };
+  const bump = (s: SimState): SimState => ({ ...s, resourceVersion: s.resourceVersion + 1 });
+  if (faults.taintRemovedByHand) {
+    // kubectl taint node ... out-of-service- : the taint goes, the fencer's annotation stays.
+    next = bump({ ...next, taints: next.taints.filter((taint) => taint.key !== OOS_KEY) });
+  }
+  if (faults.foreignTaint !== null) {
+    const added = withTaint(
+      next.taints,
+      foreignTaint(next.at, faults.foreignTaint.value, faults.foreignTaint.effect),
+      new Date(),
+    );
+    if (added) next = bump({ ...next, taints: added });
+  }
+  // The Node is deleted and created again: for the same machine, or (every other time) for another one.
+  if (faults.nodeRecreated)
+    next = { ...next, nodeUid: `uid-${next.at}`, nodeInstance: next.at % 2 === 0 ? INSTANCE : OTHER_MACHINE };
   return next;
 }
 
-function observeInstance(state: SimState, faults: StepFaults, config: RunConfig): ObservedInstance {
+/** Who the provider says the machine is, and the node's own claims about it, per the run's identity case. */
+function identityCase(config: RunConfig): {
+  readonly machine: InstanceIdentity;
+  readonly addresses: NodeView['addresses'];
+  readonly csiNodeId: string | null;
+} {
+  const addresses = [
+    { type: 'InternalIP', address: NODE_IP },
+    { type: 'InternalDNS', address: NODE_DNS },
+    { type: 'Hostname', address: NODE_DNS },
+  ];
+  switch (config.identity) {
+    case 'ip-mismatch':
+      return { machine: IDENTITY, addresses: [{ type: 'InternalIP', address: '10.9.9.9' }], csiNodeId: null };
+    case 'csi-mismatch':
+      return { machine: IDENTITY, addresses: [], csiNodeId: 'i-0fffffffffffffff0' };
+    case 'no-signals':
+      return { machine: IDENTITY, addresses: [{ type: 'Hostname', address: 'hand-made' }], csiNodeId: null };
+    default:
+      return { machine: IDENTITY, addresses, csiNodeId: INSTANCE };
+  }
+}
+
+function observeInstance(
+  state: SimState,
+  faults: StepFaults,
+  config: RunConfig,
+  answeredAt: number,
+): ObservedInstance {
   if (faults.providerId !== 'ok') return { resolved: false, problem: faults.providerId, detail: 'generated' };
   const reported =
     faults.power === 'follow' || faults.power === 'started' || faults.power === 'api-error'
@@ -104,82 +211,138 @@ function observeInstance(state: SimState, faults: StepFaults, config: RunConfig)
     ROOT_DISK,
     ...(state.dataDisk === 'detached' ? [] : [{ ...DATA_DISK, state: state.dataDisk }]),
   ];
+  const other = state.nodeInstance !== INSTANCE;
+  const readFault =
+    faults.power === 'api-error' ? { ok: false as const, error: fault('RequestLimitExceeded') } : null;
   return {
     resolved: true,
-    ref: { provider: 'aws', instanceId: INSTANCE },
+    ref: { provider: 'aws', instanceId: state.nodeInstance },
     ownership: ownership === null ? { ok: false, error: fault() } : { ok: true, value: ownership },
-    power:
-      faults.power === 'api-error'
-        ? { ok: false, error: fault('RequestLimitExceeded') }
-        : {
-            ok: true,
-            value: {
-              instanceId: faults.otherInstanceEvidence ? 'i-0other' : INSTANCE,
-              state: reported,
-              launchTime: t(state.launchTime),
-              lifecycle: config.lifecycle,
-              observedAt: t(state.at),
-            },
-          },
+    power: readFault ?? {
+      ok: true,
+      value: {
+        instanceId: faults.otherInstanceEvidence ? 'i-0other' : state.nodeInstance,
+        state: other ? 'running' : reported,
+        launchTime: t(other ? state.at - 60 : state.launchTime),
+        lifecycle: config.lifecycle,
+        observedAt: t(answeredAt),
+      },
+    },
+    identity: readFault ?? {
+      ok: true,
+      value: other
+        ? { instanceId: OTHER_MACHINE, privateIps: [NODE_IP], hostnames: [NODE_DNS] }
+        : identityCase(config).machine,
+    },
+    otherNodes: config.identity === 'duplicate-node' ? ['worker-1-reregistered'] : [],
     disks: faults.disksError ? { ok: false, error: fault() } : { ok: true, value: disks },
   };
 }
 
-/** What the fencer would observe of the world on this step. */
+/** The Node object as the API server would return it in this state. */
+function nodeView(state: SimState, faults: StepFaults, config: RunConfig): NodeView {
+  const age = (seconds: number | null) => (seconds === null ? undefined : t(state.at - seconds));
+  const { addresses } = identityCase(config);
+  return {
+    name: NODE,
+    uid: state.nodeUid,
+    resourceVersion: String(state.resourceVersion),
+    createdAt: t(-90_000),
+    ready: faults.ready,
+    readyReason: config.neverSeenAlive
+      ? 'NodeStatusNeverUpdated'
+      : faults.ready === 'True'
+        ? 'KubeletReady'
+        : 'NodeStatusUnknown',
+    lastHeartbeat: config.neverSeenAlive ? t(-90_000) : age(faults.heartbeatAge),
+    addresses,
+    providerId: faults.providerId === 'missing' ? undefined : `aws:///eu-west-1a/${state.nodeInstance}`,
+    unschedulable: false,
+    labels: config.controlPlane ? { 'node-role.kubernetes.io/control-plane': '' } : {},
+    annotations: { ...state.annotations, ...(faults.optedOut ? { 'kube-fencer.io/opt-out': 'true' } : {}) },
+    taints: state.taints,
+  };
+}
+
+/**
+ * What the fencer would observe of the world on this step: the node read at `state.at`, the provider's
+ * answer `faults.latency` seconds later, which is also when the step's observation ends.
+ */
 export function observeWorld(state: SimState, faults: StepFaults, config: RunConfig): Observation {
   const others = Array.from({ length: faults.otherUnhealthy }, (_, i) => `worker-${i + 2}`);
   const unhealthyNodes = faults.ready === 'True' ? others : [NODE, ...others];
-  const age = (seconds: number | null) => (seconds === null ? null : t(state.at - seconds));
+  const answeredAt = state.at + faults.latency;
+  const leaseAge = config.neverSeenAlive ? null : faults.leaseAge;
+  const lease = leaseAge === null ? null : { renewTime: t(state.at - leaseAge) };
+  const csiNodeId = state.nodeInstance === INSTANCE ? identityCase(config).csiNodeId : OTHER_MACHINE;
+  const csiNode = csiNodeId
+    ? { name: NODE, drivers: [{ name: 'ebs.csi.aws.com', nodeId: csiNodeId }] }
+    : null;
   const node = faults.nodeMissing
     ? null
-    : {
-        name: NODE,
-        uid: state.nodeUid,
-        resourceVersion: String(state.at),
-        ready: faults.ready,
-        lastHeartbeat: age(faults.heartbeatAge),
-        leaseRenewTime: age(faults.leaseAge),
-        providerId: faults.providerId === 'missing' ? null : `aws:///eu-west-1a/${INSTANCE}`,
-        controlPlane: config.controlPlane,
-        optedOut: faults.optedOut,
-        outOfServiceTaint: { present: state.taint.present, ownedByFencer: state.taint.owned },
-        fenceRecord: state.taint.record,
-      };
+    : toObservedNode(nodeView(state, faults, config), lease, csiNode, t(state.at));
+  const attachments = state.attachments.map((va) => ({ ...va, csiNodeId: csiNodeId }));
   return {
-    observedAt: t(state.at),
+    observedAt: t(answeredAt),
     node,
     cluster: {
       totalNodes: Math.max(faults.totalNodes, unhealthyNodes.length + 1),
       unhealthyNodes,
       fencingsInFlight: Array.from({ length: faults.inFlight }, (_, i) => `worker-${90 + i}`),
+      maxInFlight: config.maxInFlight,
       serverVersion: config.serverMinor === null ? null : { major: 1, minor: config.serverMinor },
     },
-    instance: node === null ? null : observeInstance(state, faults, config),
-    workload: { pods: state.pods, volumeAttachments: state.attachments },
+    instance: node === null ? null : observeInstance(state, faults, config, answeredAt),
+    workload: { pods: state.pods, volumeAttachments: attachments },
   };
 }
 
-/** The world after the fencer performed an action (dry runs change nothing). */
-export function apply(state: SimState, action: Action | null, config: RunConfig): SimState {
-  if (action === null) return state;
+/** A node write conditional on the resourceVersion the decision saw: a changed node refuses it. */
+const nodeWrite = (state: SimState, expected: string, change: Partial<SimState>): SimState =>
+  expected === String(state.resourceVersion)
+    ? { ...state, ...change, resourceVersion: state.resourceVersion + 1 }
+    : state;
+
+/** The world after the fencer performed an action (dry runs change nothing); time moves past the step. */
+export function apply(
+  state: SimState,
+  action: Action | null,
+  config: RunConfig,
+  faults: StepFaults,
+): SimState {
+  const after = { ...state, at: state.at + faults.latency };
+  if (action === null) return after;
   switch (action.kind) {
     case 'power-off': {
-      if (action.dryRun || !['running', 'pending', 'stopping'].includes(state.power)) return state;
+      if (action.dryRun || !['running', 'pending', 'stopping'].includes(after.power)) return after;
+      if (action.instance.instanceId !== INSTANCE) return after;
+      // EC2 refuses to stop a one-time Spot instance; only termination (when allowed) takes it down.
+      if (config.lifecycle === 'spot-one-time' && !action.allowTerminate) return after;
       const terminate = action.allowTerminate && config.lifecycle === 'spot-one-time';
-      return { ...state, power: terminate ? 'shutting-down' : 'stopping' };
+      return { ...after, power: terminate ? 'shutting-down' : 'stopping' };
     }
-    case 'taint':
-      return { ...state, taint: { present: true, owned: true, record: action.record } };
+    case 'taint': {
+      const taints = withTaint(after.taints, toPortTaint(action.taint), new Date()) ?? after.taints;
+      const annotations = { ...after.annotations, [RECORD_ANNOTATION]: JSON.stringify(action.record) };
+      return nodeWrite(after, action.expectedResourceVersion, { taints, annotations });
+    }
+    case 'remove-taint': {
+      const taints = withoutTaint(after.taints, toPortTaint(action.taint)) ?? after.taints;
+      const { [RECORD_ANNOTATION]: _gone, ...annotations } = after.annotations;
+      return nodeWrite(after, action.expectedResourceVersion, { taints, annotations });
+    }
+    case 'clear-fence-record': {
+      const { [RECORD_ANNOTATION]: _gone, ...annotations } = after.annotations;
+      return nodeWrite(after, action.expectedResourceVersion, { annotations });
+    }
     case 'force-delete-pods':
     case 'delete-pods': {
       const gone = new Set(action.pods.map((pod) => pod.uid));
-      return { ...state, pods: state.pods.filter((pod) => !gone.has(pod.uid)) };
+      return { ...after, pods: after.pods.filter((pod) => !gone.has(pod.uid)) };
     }
     case 'delete-volume-attachments': {
       const gone = new Set(action.volumeAttachments.map((va) => va.uid));
-      return { ...state, attachments: state.attachments.filter((va) => !gone.has(va.uid)) };
+      return { ...after, attachments: after.attachments.filter((va) => !gone.has(va.uid)) };
     }
-    case 'remove-taint':
-      return { ...state, taint: NO_TAINT };
   }
 }

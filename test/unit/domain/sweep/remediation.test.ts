@@ -81,7 +81,7 @@ describe('judgeVolumeAttachmentDeletion (safety.md rule 5)', () => {
 });
 
 describe('fencingBudget (safety.md rule 4)', () => {
-  const limits = { maxUnhealthyNodes: 3, maxUnhealthyFraction: 0.4, maxInFlight: 1 };
+  const limits = { maxUnhealthyNodes: 3, maxUnhealthyFraction: 0.4 };
   const down = (name: string) => aNode(name, { ready: 'Unknown', readySince: ago(600) });
 
   it('allows one fencing when one of two nodes is down (the fraction speaks only past one node)', () => {

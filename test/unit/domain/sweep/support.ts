@@ -76,6 +76,7 @@ export const aClaim = (name: string, volumeName: string): SweepClaim => ({
 export function world(over: Partial<SweepSnapshot> = {}): SweepIndex {
   return indexSnapshot({
     observedAt: NOW,
+    maxInFlight: 1,
     nodes: [aNode('node-a'), aNode('node-b')],
     volumeAttachments: [aVa('va-1')],
     persistentVolumes: [aPv('pv-1')],

@@ -28,6 +28,7 @@ export const node = (
   uid: `uid-${name}`,
   resourceVersion: '1',
   createdAt: '2026-01-01T00:00:00Z',
+  addresses: [],
   ready: 'Unknown',
   readySince: '2026-02-02T17:00:00Z',
   ...(providerId ? { providerId } : {}),
@@ -80,6 +81,8 @@ export interface FakeWorld {
   readonly vas?: VolumeAttachmentView[];
   readonly pvs?: PersistentVolumeView[];
   readonly claims?: FencingClaim[];
+  /** The cluster's in-flight limit. @default 1 */
+  readonly maxInFlight?: number;
 }
 
 export const REQUEST_DEFAULTS: Omit<FenceRequest, 'node' | 'cluster'> = {
@@ -88,6 +91,7 @@ export const REQUEST_DEFAULTS: Omit<FenceRequest, 'node' | 'cluster'> = {
   accelerate: true,
   allowTerminate: false,
   skipOsShutdown: false,
+  forceDeleteTolerating: false,
   limits: DEFAULT_LIMITS,
 };
 
@@ -101,7 +105,11 @@ export function fakeDeps(world: FakeWorld, workflow = new FakeWorkflow()) {
       listVolumeAttachments: async (filter) =>
         (world.vas ?? []).filter((v) => !filter?.nodeName || v.nodeName === filter.nodeName),
       listPersistentVolumes: async () => world.pvs ?? [],
-      listFencingClaims: async () => world.claims ?? [],
+      listFencingClaims: async () => ({
+        claims: world.claims ?? [],
+        maxInFlight: world.maxInFlight ?? 1,
+        serverTime: NOW.toISOString(),
+      }),
     },
     compute: providerIdReaders,
     workflow,

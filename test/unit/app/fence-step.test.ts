@@ -1,0 +1,225 @@
+/**
+ * One fence step around decide(): the re-read right before acting, what a dry run and a bad request may
+ * write (nothing), the audit of a step that throws, a machine that cannot be stopped, and whose words a
+ * step result quotes. The cluster and the provider are in-memory fakes: these are the app's own choices.
+ */
+import { describe, expect, it } from 'vitest';
+import type { FencerDeps } from '../../../lib/app/deps.js';
+import { type FenceStepState, fenceStep } from '../../../lib/app/fence-step.js';
+import { DEFAULT_LIMITS, type FenceRequest, startRun } from '../../../lib/domain/index.js';
+import { InMemoryMetrics } from '../../../lib/observability/index.js';
+import type { Cluster, LeaseView, NodeEvent, NodeView } from '../../../lib/ports/cluster.js';
+import type {
+  ComputeFencer,
+  InstanceInspection,
+  PowerOffOutcome,
+} from '../../../lib/ports/compute-fencer.js';
+
+const NOW = new Date('2026-03-01T12:00:00.000Z');
+const INSTANCE = 'i-0123456789abcdef0';
+const ago = (seconds: number) => new Date(NOW.getTime() - seconds * 1000).toISOString();
+
+const deadNode = (): NodeView => ({
+  name: 'node-a',
+  uid: 'uid-a',
+  resourceVersion: '7',
+  createdAt: ago(90_000),
+  ready: 'Unknown',
+  readyReason: 'NodeStatusUnknown',
+  lastHeartbeat: ago(600),
+  addresses: [{ type: 'InternalIP', address: '10.0.0.5' }],
+  providerId: `aws:///us-east-1a/${INSTANCE}`,
+  unschedulable: false,
+  labels: {},
+  annotations: {},
+  taints: [],
+});
+
+interface Fakes {
+  readonly deps: FencerDeps;
+  readonly events: NodeEvent[];
+  readonly calls: string[];
+  readonly metrics: InMemoryMetrics;
+  readonly logs: { level: string; message: string }[];
+}
+
+interface FakeOptions {
+  /** Lease renewal times, one per read (the last repeats). */
+  readonly leases?: readonly (string | null)[];
+  readonly node?: NodeView | null;
+  readonly powerOff?: PowerOffOutcome;
+  readonly inspect?: () => Promise<InstanceInspection>;
+  /** Listing the node's VolumeAttachments fails with this. */
+  readonly listError?: Error;
+}
+
+function fakes(options: FakeOptions = {}): Fakes {
+  const events: NodeEvent[] = [];
+  const calls: string[] = [];
+  const logs: { level: string; message: string }[] = [];
+  let leaseReads = 0;
+  const leases = options.leases ?? [ago(600)];
+  const node = options.node === undefined ? deadNode() : options.node;
+  const cluster: Partial<Cluster> = {
+    getNode: async () => node,
+    getNodeLease: async (): Promise<LeaseView | null> => {
+      const renewTime = leases[Math.min(leaseReads++, leases.length - 1)] ?? null;
+      return renewTime === null ? null : { renewTime };
+    },
+    getCSINode: async () => null,
+    listNodes: async () =>
+      node
+        ? [node, { ...deadNode(), name: 'node-b', uid: 'uid-b', ready: 'True', providerId: undefined }]
+        : [],
+    serverVersion: async () => ({ major: 1, minor: 36, gitVersion: 'v1.36.3' }),
+    listFencingClaims: async () => ({ claims: [], maxInFlight: 1, serverTime: NOW.toISOString() }),
+    listPodsOnNode: async () => [],
+    listVolumeAttachments: async () => {
+      if (options.listError) throw options.listError;
+      return [];
+    },
+    claimFencing: async () => {
+      calls.push('claimFencing');
+      return { granted: true, inFlight: ['node-a'] };
+    },
+    releaseFencing: async () => {
+      calls.push('releaseFencing');
+    },
+    recordNodeEvent: async (_, event) => {
+      events.push(event);
+    },
+  };
+  const inspection: InstanceInspection = {
+    ownership: { owned: true, evidence: 'tag kubernetes.io/cluster/lab=owned' },
+    power: {
+      instanceId: INSTANCE,
+      state: 'running',
+      providerState: 'running',
+      observedAt: NOW.toISOString(),
+    },
+    identity: { instanceId: INSTANCE, privateIps: ['10.0.0.5'], hostnames: [] },
+  };
+  const fencer: Partial<ComputeFencer> = {
+    provider: 'aws',
+    parseProviderId: () => ({ provider: 'aws', instanceId: INSTANCE, zone: 'us-east-1a' }),
+    inspect: options.inspect ?? (async () => inspection),
+    powerOff: async (_, opts) => {
+      calls.push(`powerOff${opts.dryRun ? ' (dry run)' : ''}`);
+      return options.powerOff ?? { kind: 'requested', action: 'stop', previousState: 'stopped' };
+    },
+  };
+  const metrics = new InMemoryMetrics();
+  const deps: FencerDeps = {
+    cluster: cluster as Cluster,
+    compute: { forProviderId: (id) => (id.startsWith('aws://') ? (fencer as ComputeFencer) : null) },
+    clock: { now: () => NOW },
+    log: {
+      info: (message) => logs.push({ level: 'info', message }),
+      warn: (message) => logs.push({ level: 'warn', message }),
+      error: (message) => logs.push({ level: 'error', message }),
+    },
+    metrics,
+  };
+  return { deps, events, calls, metrics, logs };
+}
+
+const request = (overrides: Partial<FenceRequest> = {}): FenceRequest => ({
+  node: 'node-a',
+  cluster: 'lab',
+  dryRun: false,
+  strategy: 'auto',
+  accelerate: true,
+  allowTerminate: false,
+  skipOsShutdown: false,
+  forceDeleteTolerating: false,
+  limits: DEFAULT_LIMITS,
+  ...overrides,
+});
+
+const firstStep = (overrides: Partial<FenceRequest> = {}): FenceStepState => ({
+  request: request(overrides),
+  history: startRun('run-1', NOW.toISOString()),
+  decision: null,
+});
+
+describe('a fence step', () => {
+  it('powers off a dead node after reading it twice, and quotes its own reading of the machine', async () => {
+    const { deps, calls } = fakes();
+    const next = await fenceStep(deps, firstStep());
+    expect(calls).toEqual(['claimFencing', 'powerOff']);
+    // The provider said it was "stopped" before; the step says what it saw itself.
+    expect(next.decision?.actionResult).toBe(
+      `${INSTANCE}: stop requested; it was running when observed at ${NOW.toISOString()}`,
+    );
+  });
+
+  it('re-reads the node right before the power-off and stops if its Lease was renewed meanwhile', async () => {
+    // Stale on the first read; renewed by the time the provider answered.
+    const { deps, calls } = fakes({ leases: [ago(600), ago(2)] });
+    const next = await fenceStep(deps, firstStep());
+    expect(calls).toEqual([]);
+    expect(next.decision).toMatchObject({ outcome: 'refused', reason: 'LeaseFresh', action: null });
+  });
+
+  it('writes nothing in a dry run: no Event, no claim, only the provider’s own dry run', async () => {
+    const { deps, calls, events } = fakes({
+      powerOff: { kind: 'dry-run', action: 'stop', wouldSucceed: true, detail: 'ok' },
+    });
+    const next = await fenceStep(deps, firstStep({ dryRun: true }));
+    expect(next.decision?.outcome).toBe('dry-run');
+    expect(calls).toEqual(['powerOff (dry run)']);
+    expect(events).toEqual([]);
+  });
+
+  it('writes nothing for a node that does not exist, not even an Event, and refuses it', async () => {
+    const { deps, calls, events } = fakes({ node: null });
+    const next = await fenceStep(deps, firstStep());
+    expect(next.decision).toMatchObject({ outcome: 'refused', reason: 'NodeNotFound' });
+    expect(calls).toEqual([]);
+    expect(events).toEqual([]);
+  });
+
+  it('ends the run with InstanceNotStoppable when the provider refuses to stop the machine', async () => {
+    const { deps, calls } = fakes({ powerOff: { kind: 'not-stoppable', detail: 'stop protection is on' } });
+    const next = await fenceStep(deps, firstStep());
+    expect(next.decision).toMatchObject({ outcome: 'refused', reason: 'InstanceNotStoppable', done: true });
+    expect(next.decision?.message).toContain('stop protection is on');
+    expect(next.history.decidedToFenceAt).toBeNull();
+    expect(calls).toEqual(['claimFencing', 'powerOff', 'releaseFencing']);
+  });
+
+  it('audits a step that throws before it could decide (log, metric, Event on the node), then rethrows', async () => {
+    const boom = Object.assign(new Error('API server unreachable'), { name: 'KubernetesApiError' });
+    const { deps, events, metrics, logs } = fakes({ listError: boom });
+    await expect(fenceStep(deps, firstStep())).rejects.toBe(boom);
+    expect(events).toMatchObject([
+      {
+        type: 'Warning',
+        reason: 'FencingError',
+        message: expect.stringContaining('StepError: KubernetesApiError'),
+      },
+    ]);
+    expect(metrics.counts.get('FencingErrors error=KubernetesApiError')).toBe(1);
+    expect(logs).toContainEqual({ level: 'error', message: 'step failed before it could decide' });
+  });
+
+  it('writes no Event for a step that throws in a dry run', async () => {
+    const boom = Object.assign(new Error('no answer'), { name: 'KubernetesApiError' });
+    const { deps, events, metrics } = fakes({ listError: boom });
+    await expect(fenceStep(deps, firstStep({ dryRun: true }))).rejects.toBe(boom);
+    expect(events).toEqual([]);
+    expect(metrics.counts.get('FencingErrors error=KubernetesApiError')).toBe(1);
+  });
+
+  it('bounds the provider read of a step: an answer that never comes is a fault, not a hang', async () => {
+    const { deps, calls } = fakes({
+      inspect: () =>
+        new Promise((_, reject) =>
+          setTimeout(() => reject(Object.assign(new Error('aborted'), { name: 'TimeoutError' })), 5),
+        ),
+    });
+    const next = await fenceStep(deps, firstStep());
+    expect(calls).toEqual([]);
+    expect(next.decision).toMatchObject({ outcome: 'in-progress', reason: 'ProviderApiError', action: null });
+  });
+});
