@@ -55,7 +55,7 @@ const envelope = <D extends z.ZodType>(detail: D) =>
     'detail-type': text(128),
     source: text(128),
     account: text(12),
-    time: z.iso.datetime({ offset: true }),
+    time: z.iso.datetime({ offset: true }).max(64),
     region: text(32),
     resources: z.array(text(2048)).max(MAX_ENTITIES_PER_EVENT),
     detail,

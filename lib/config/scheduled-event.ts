@@ -5,6 +5,6 @@ export const scheduledEventSchema = z.object({
   id: z.string().min(1).max(128),
   source: z.literal('aws.events'),
   'detail-type': z.literal('Scheduled Event'),
-  time: z.iso.datetime({ offset: true }),
+  time: z.iso.datetime({ offset: true }).max(64),
   resources: z.array(z.string().max(2048)).max(10),
 });

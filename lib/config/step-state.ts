@@ -9,7 +9,7 @@ import { Phase } from '../domain/phases.js';
 import { TRIGGER_RECORD_LIMITS, TriggerSource } from '../ports/workflow.js';
 import { fenceRequestSchema, nodeName } from './fence-request.js';
 
-const iso = z.iso.datetime({ offset: true });
+const iso = z.iso.datetime({ offset: true }).max(64);
 const nullableIso = iso.nullable();
 
 const powerEvidenceSchema = z.looseObject({
