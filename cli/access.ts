@@ -84,7 +84,18 @@ export async function connect(
   options: ConnectionOptions,
   need: { readonly use: ClusterUse; readonly cloud: boolean },
 ): Promise<Connected> {
-  if (need.cloud) requireOption(options.region, '--region', 'or set AWS_REGION');
+  // With Alibaba Cloud configured (ALIBABA_CLOUD_REGION) an AWS region is optional: ECS-only clusters.
+  const alibaba =
+    need.cloud && (await import('../lib/config/alibaba-settings.js')).parseAlibabaSettings(process.env);
+  if (need.cloud && !alibaba)
+    requireOption(
+      options.region,
+      '--region',
+      'or set AWS_REGION; for Alibaba Cloud set ALIBABA_CLOUD_REGION',
+    );
+  // Alibaba's credentials come from the environment: a missing one is known before anything is asked.
+  if (alibaba) (await import('./context.js')).alibabaFencerFromEnv(process.env);
+  const aws = need.cloud && Boolean(options.region);
   const selected = selectKubeconfigContext({ path: options.kubeconfig, context: options.context });
   const endpoint = contextEndpoint(selected);
   const who: EndpointIdentity = {
@@ -94,7 +105,7 @@ export async function connect(
   };
   const [review, credentials] = await Promise.allSettled([
     reviewAccess(endpoint, permissionsFor(need.use), who),
-    need.cloud
+    aws
       ? import('../lib/adapters/aws-ec2/credentials.js').then((m) => m.resolveAwsCredentials())
       : Promise.resolve(undefined),
   ]);

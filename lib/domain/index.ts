@@ -3,6 +3,7 @@
  * that turn them into at most one action per step. Imports nothing outside this folder.
  */
 export * from './action.js';
+export * from './blocklist.js';
 export * from './decide.js';
 export {
   Compliant,

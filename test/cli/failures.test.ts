@@ -148,6 +148,20 @@ describe('every failure is one line with its exit code', () => {
     expect(result.code).toBe(code);
   });
 
+  it('says at once that Alibaba Cloud credentials are missing when ALIBABA_CLOUD_REGION asks for ECS', async () => {
+    const env = isolatedEnv({ ALIBABA_CLOUD_REGION: 'cn-hangzhou' });
+    const args = ['fence', 'node-a', '--cluster', 'prod', '--kubeconfig', '/nonexistent'];
+    const missing = await runCli(args, { env });
+    const half = await runCli(args, { env: { ...env, ALIBABA_CLOUD_ACCESS_KEY_ID: 'LTAI5tExample' } });
+
+    expect(linesOf(missing.stderr)).toStrictEqual([
+      'fencer: ALIBABA_CLOUD_REGION is set but there are no Alibaba Cloud credentials: set ALIBABA_CLOUD_ACCESS_KEY_ID and ALIBABA_CLOUD_ACCESS_KEY_SECRET (and ALIBABA_CLOUD_SECURITY_TOKEN for STS)',
+    ]);
+    expect(missing.code).toBe(7);
+    expect(half.stderr).toMatch(/^fencer: .*ALIBABA_CLOUD_ACCESS_KEY_SECRET is not set\n$/);
+    expect(half.code).toBe(7);
+  });
+
   it('checks input before reading the kubeconfig: a bad region wins over a missing kubeconfig', async () => {
     const result = await runCli([
       'fence',

@@ -1,6 +1,7 @@
 /**
  * The functions as deployed: each bundle (infra/bundling.ts) loads in a fresh Node.js process and
- * exports its handler, and none carries the Kubernetes client library, which the CLI alone uses.
+ * exports its handler, and none carries the Kubernetes client library, which the CLI alone uses, nor
+ * Alibaba Cloud's SDK, which an AWS function never calls.
  * Sizes and cold starts are measured by bench/cold-start.ts, not asserted here. An error's stack trace,
  * with the source map the function ships and `--enable-source-maps` as it runs, names our sources.
  */
@@ -17,11 +18,11 @@ const dir = mkdtempSync(join(tmpdir(), 'kube-fencer-bundles-'));
 const env = offlineFunctionEnv(dir);
 
 describe.each(FUNCTIONS)('the %s bundle', (name) => {
-  it('leaves out the Kubernetes client library and loads, exporting its handler', async () => {
+  it('leaves out the Kubernetes client library and the Alibaba SDK, and loads, exporting its handler', async () => {
     const out = join(dir, name);
     const metafile = await bundleFunction(REPO_ROOT, name, out);
     const packages = Object.keys(metafile.inputs).filter((input) =>
-      /node_modules\/(@kubernetes\/client-node|undici|ws)\//.test(input),
+      /node_modules\/(@kubernetes\/client-node|undici|ws|@alicloud\/[^/]+|@darabonba\/[^/]+)\//.test(input),
     );
 
     const probe = `const m = await import(${JSON.stringify(join(out, BUNDLE_FILE))}); process.stdout.write(typeof m.handler);`;
