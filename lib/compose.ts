@@ -9,8 +9,8 @@ import type { CephRbdSettings } from './adapters/ceph-rbd/settings.js';
 import type { ApiEndpoint } from './adapters/kubernetes/api/endpoint.js';
 import { KubeCluster } from './adapters/kubernetes/index.js';
 import type { FencerDeps } from './app/deps.js';
-import { createLogger, InMemoryMetrics } from './observability/index.js';
-import type { AuditLog, Metrics } from './ports/audit.js';
+import { type AppLogger, createLogger, InMemoryMetrics } from './observability/index.js';
+import type { Metrics } from './ports/audit.js';
 import type { ComputeFencer } from './ports/compute-fencer.js';
 import type { ComputeProviders } from './ports/compute-providers.js';
 
@@ -31,8 +31,11 @@ export interface FencerConfig {
   readonly computeFencers?: readonly ComputeFencer[];
   /** The Ceph cluster whose RBD images the fencer isolates by blocklist; none without it. */
   readonly ceph?: CephRbdSettings;
-  readonly log?: AuditLog;
+  /** The use cases' log; the adapters log through it too (a failed Event write, a power-off request). */
+  readonly log?: AppLogger;
   readonly metrics?: Metrics;
+  /** Who writes the Kubernetes Events, e.g. the Lambda function's name. @default the host name */
+  readonly reportingInstance?: string;
 }
 
 /** The shape of an Alibaba providerID, for routing only (the ECS fencer parses it strictly). */
@@ -53,12 +56,15 @@ export class ProviderRegistry implements ComputeProviders {
 }
 
 /** The compute fencers the configuration asks for, by the scheme they serve. */
-function computeFencers(config: FencerConfig): Map<string, ComputeFencer> {
+function computeFencers(config: FencerConfig, logger: AppLogger): Map<string, ComputeFencer> {
   const fencers = new Map<string, ComputeFencer>();
   if (config.region !== undefined) {
     const credentials = config.awsCredentials ? { credentials: config.awsCredentials } : {};
     const client = createEc2Client(config.region, credentials);
-    fencers.set('aws', new Ec2ComputeFencer({ region: config.region, accountId: config.accountId, client }));
+    fencers.set(
+      'aws',
+      new Ec2ComputeFencer({ region: config.region, accountId: config.accountId, client, logger }),
+    );
   }
   // Fencers are keyed by their provider name, which is also the providerID scheme they serve.
   for (const fencer of config.computeFencers ?? []) fencers.set(fencer.provider, fencer);
@@ -67,12 +73,16 @@ function computeFencers(config: FencerConfig): Map<string, ComputeFencer> {
 
 /** Builds the use cases' dependencies from configuration. */
 export function composeDeps(config: FencerConfig): FencerDeps {
+  const log = config.log ?? createLogger();
   return {
-    cluster: new KubeCluster(config.endpoint),
-    compute: new ProviderRegistry(computeFencers(config)),
+    cluster: new KubeCluster(config.endpoint, {
+      logger: log,
+      ...(config.reportingInstance ? { reportingInstance: config.reportingInstance } : {}),
+    }),
+    compute: new ProviderRegistry(computeFencers(config, log)),
     storage: config.ceph ? [new CephRbdStorageFencer({ settings: config.ceph })] : [],
     clock: { now: () => new Date() },
-    log: config.log ?? createLogger(),
+    log,
     metrics: config.metrics ?? new InMemoryMetrics(),
   };
 }
