@@ -36,6 +36,11 @@ export interface ObserveOptions {
   readonly withDisks: boolean;
   /** The provider reads of one observation, retries included, end within this many ms. */
   readonly providerBudgetMs: number;
+  /**
+   * Ask the storage cluster even when the node holds no image now: the run committed to fencing its
+   * storage clients, and Kubernetes may clear the VolumeAttachments before the blocklist is confirmed.
+   */
+  readonly withStorage?: boolean;
 }
 
 /**
@@ -308,9 +313,9 @@ export async function observe(
     observeCluster(deps, nodeName, options.claimTtlSeconds),
     observeWorkload(deps, nodeName),
   ]);
-  // The drivers whose isolation matters: the node's images, and those its fence record blocklisted.
+  // The drivers whose isolation matters: the node's images, and those its fence record (or run) blocklisted.
   const images = workload.volumeAttachments.filter((va) => va.image).map((va) => va.attacher);
-  const recorded = node?.fenceRecord?.blocklist?.length ? [null] : [];
+  const recorded = node?.fenceRecord?.blocklist?.length || options.withStorage ? [null] : [];
   const signal = AbortSignal.timeout(options.providerBudgetMs);
   const [{ instance, fencer, ref }, storage] = node
     ? await Promise.all([

@@ -101,6 +101,14 @@ export const currentlyOff = (ctx: FenceContext): boolean => ctx.power !== null &
 export const proven = (ctx: FenceContext): boolean =>
   (!ctx.plan.machine || ctx.proof !== null) && (!ctx.plan.storage || ctx.storageProof !== null);
 
+/**
+ * Whether the node still holds a network image (a VolumeAttachment of one). Once the storage proof is
+ * held and none is left, every image has been released under that proof and the storage cluster has
+ * nothing more to show: the app stops asking it (it asks only for the node's images).
+ */
+export const holdsImages = (ctx: FenceContext): boolean =>
+  ctx.observation.workload.volumeAttachments.some((va) => va.image);
+
 /** The phase a waiting step reports: where the run stands. */
 export function stagePhase(ctx: FenceContext): Phase {
   if (!committed(ctx)) return Phase.Assess;

@@ -14,7 +14,7 @@ import { Phase } from '../phases.js';
 import { Reason } from '../reasons.js';
 import { instant, secondsFrom } from '../time.js';
 import { PollSeconds } from '../timing.js';
-import { committed, type FenceContext, type FenceRule, proven, stagePhase } from './context.js';
+import { committed, type FenceContext, type FenceRule, holdsImages, proven, stagePhase } from './context.js';
 import { expired, waitOrExpire } from './deadline.js';
 
 const STORAGE_REASONS: Readonly<Record<string, Reason>> = {
@@ -56,6 +56,8 @@ export const storageObserved: FenceRule = {
   check: (ctx) => {
     const storage = ctx.observation.storage;
     if (!ctx.plan.storage) return NotApplicable;
+    // Every image was released under the proof: no storage answer is needed any more.
+    if (storage === null && ctx.storageProof !== null && !holdsImages(ctx)) return NotApplicable;
     if (storage === null) {
       // Committed to a storage fence whose fencer is no longer configured: nothing can be proven.
       return waitOrExpire(
@@ -123,6 +125,8 @@ export const stillIsolated: FenceRule = {
   check: (ctx) => {
     if (!ctx.plan.storage || !proven(ctx) || ctx.node === null) return NotApplicable;
     if (ctx.blocklist?.confirmed) return NotApplicable;
+    // No image is left to release, and without one the app does not ask the storage cluster.
+    if (ctx.observation.storage === null && !holdsImages(ctx)) return NotApplicable;
     // An entry lapsed or was removed: put it back before anything else is released.
     const missing = ctx.blocklist?.missing.map((e) => e.entry).join(', ') ?? 'unknown';
     return act(

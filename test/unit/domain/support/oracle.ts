@@ -267,7 +267,10 @@ export class FenceOracle {
     // only, names none.
     if (instance?.resolved && !owned(observation))
       fail('acted without ownership verified in this observation');
-    if (!instance?.resolved && proofsNeeded(observation).machine && action.kind !== 'storage-fence')
+    // What the run committed to, not what this observation alone calls for: Kubernetes may have cleared
+    // the node's image attachments since.
+    const needs = this.needs ?? proofsNeeded(observation);
+    if (!instance?.resolved && needs.machine && action.kind !== 'storage-fence')
       fail('acted on a node whose machine is unknown');
     const ref = instance?.resolved ? instance.ref.instanceId : '';
     if (power !== null && power.instanceId !== ref) fail('acted on evidence about another instance');
@@ -290,7 +293,10 @@ export class FenceOracle {
     const power = powerOf(observation);
     const needs = this.needs;
     if (this.request.dryRun) fail('a dry run released something');
-    if (this.decidedAt === null || needs === null) return fail('release before the run committed');
+    if (this.decidedAt === null || needs === null) {
+      fail('release before the run committed');
+      return;
+    }
     if (needs.machine) {
       if (!this.proofSeen) fail('release without proof of off observed after the decision');
       const proof = decision.history.proofOfOff;
@@ -356,6 +362,12 @@ export class FenceOracle {
       this.needs?.machine === false || (this.proofSeen && power !== null && OFF.has(power.state));
     const storageOk = !this.needs?.storage || (this.storageProofSeen && blocklistOf(observation)?.confirmed);
     if (!machineOk || !storageOk) return;
+    // Without a storage fence, an image's old watch may outlive the power-off by Ceph's watch timeout:
+    // waiting that out (with a margin, at most twice the timeout) is not waiting on the pod.
+    const watchAlive =
+      this.needs?.watch === true &&
+      (this.proofAt === null || ms(observation.observedAt) - this.proofAt < 2 * WATCH_TIMEOUT_MS);
+    if (watchAlive) return;
     const stuck = observation.workload.pods.some(
       (p) => p.toleratesOutOfService && p.claimNames.length > 0 && !p.terminating,
     );

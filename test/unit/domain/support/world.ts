@@ -25,6 +25,7 @@ import type {
   ObservedStorage,
   ObservedVolumeAttachment,
   PowerState,
+  RunHistory,
 } from '../../../../lib/domain/index.js';
 import type { NodeView, Taint } from '../../../../lib/ports/cluster.js';
 import type { RunConfig, StepFaults } from './arbitraries.js';
@@ -216,16 +217,23 @@ function withDrivers(
   });
 }
 
-/** What the storage cluster lists for the node, when a storage fencer serves its images (or its record). */
+/**
+ * What the storage cluster lists for the node, when a storage fencer serves its images, its record, or
+ * the run that committed to fencing its storage (as the app asks: lib/app/observe.ts `withStorage`).
+ */
 function observeStorage(
   state: SimState,
   faults: StepFaults,
   config: RunConfig,
   attachments: readonly ObservedVolumeAttachment[],
   answeredAt: number,
+  history: RunHistory | null,
 ): ObservedStorage | null {
   const record = state.annotations[RECORD_ANNOTATION] ?? '';
-  const needed = attachments.some((va) => va.image) || record.includes('"blocklist"');
+  const needed =
+    attachments.some((va) => va.image) ||
+    record.includes('"blocklist"') ||
+    history?.isolation?.storage === true;
   if (!config.storageFencer || !needed) return null;
   const expected = [{ kind: 'range' as const, entry: NODE_RANGE, source: `InternalIP ${NODE_IP}` }];
   const listed = state.blocklist.includes(NODE_RANGE);
@@ -333,9 +341,15 @@ function nodeView(state: SimState, faults: StepFaults, config: RunConfig): NodeV
 
 /**
  * What the fencer would observe of the world on this step: the node read at `state.at`, the provider's
- * answer `faults.latency` seconds later, which is also when the step's observation ends.
+ * answer `faults.latency` seconds later, which is also when the step's observation ends. `history` is the
+ * run's so far: like the app, the observation asks the storage cluster once the run committed to it.
  */
-export function observeWorld(state: SimState, faults: StepFaults, config: RunConfig): Observation {
+export function observeWorld(
+  state: SimState,
+  faults: StepFaults,
+  config: RunConfig,
+  history: RunHistory | null = null,
+): Observation {
   const others = Array.from({ length: faults.otherUnhealthy }, (_, i) => `worker-${i + 2}`);
   const unhealthyNodes = faults.ready === 'True' ? others : [NODE, ...others];
   const answeredAt = state.at + faults.latency;
@@ -361,7 +375,7 @@ export function observeWorld(state: SimState, faults: StepFaults, config: RunCon
     },
     instance: node === null ? null : observeInstance(state, faults, config, answeredAt),
     workload: { pods: state.pods, volumeAttachments: attachments },
-    storage: node === null ? null : observeStorage(state, faults, config, attachments, answeredAt),
+    storage: node === null ? null : observeStorage(state, faults, config, attachments, answeredAt, history),
   };
 }
 
