@@ -174,14 +174,16 @@ export const powerCycled: UnfenceRule = {
 export const unfenceDryRun: UnfenceRule = {
   id: 'unfence-dry-run',
   contract: 'safety.md 8: dry run changes nothing and says what would have happened',
-  check: (ctx) =>
-    ctx.request.dryRun && ctx.node !== null
-      ? act(
-          Phase.DryRunReported,
-          null,
-          `Dry run: would remove the out-of-service taint and fence record from node ${ctx.node.name}.`,
-        )
-      : NotApplicable,
+  check: (ctx) => {
+    if (!ctx.request.dryRun || ctx.node === null) return NotApplicable;
+    const entries = ctx.node.fenceRecord?.blocklist ?? [];
+    const lift = entries.length > 0 ? `lift the fencer's blocklist entries ${entries.join(', ')}, then ` : '';
+    return act(
+      Phase.DryRunReported,
+      null,
+      `Dry run: would ${lift}remove the out-of-service taint and fence record from node ${ctx.node.name}.`,
+    );
+  },
 };
 
 export const liftBlocklist: UnfenceRule = {
