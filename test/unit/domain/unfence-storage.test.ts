@@ -4,9 +4,10 @@
  * it removes its taint.
  */
 import { describe, expect, it } from 'vitest';
-import { decideUnfence, NotApplicable } from '../../../lib/domain/index.js';
+import { decideUnfence, NotApplicable, UNFENCE_TABLE } from '../../../lib/domain/index.js';
 import type { ObservedStorage } from '../../../lib/domain/observation.js';
 import { liftBlocklist, powerCycled } from '../../../lib/domain/rules/unfence.js';
+import { unfenceContext } from '../../../lib/domain/rules/unfence-context.js';
 import {
   anUnfenceRequest,
   checkUnfence,
@@ -146,5 +147,23 @@ describe('decideUnfence for a node fenced at the storage layer', () => {
     const decision = decideUnfence(observe(bareMetal()), anUnfenceRequest({ dryRun: true }), freshHistory());
     expect(decision.action).toBeNull();
     expect(decision.message).toContain(OURS);
+  });
+});
+
+describe('the reboot rule is what keeps an early lift from happening', () => {
+  /** The first outcome of the un-fence table with `ruleId` left out. */
+  const firstOutcome = (spec: Spec, ruleId: string) => {
+    const ctx = unfenceContext(observe(spec), anUnfenceRequest(), freshHistory());
+    for (const rule of UNFENCE_TABLE.filter((r) => r.id !== ruleId)) {
+      const verdict = rule.check(ctx);
+      if (verdict.kind === 'outcome') return verdict;
+    }
+    return null;
+  };
+
+  it('without power-cycled, the table would lift the blocklist of a node that never rebooted', () => {
+    const sameBoot = withNode(bareMetal(), { bootId: 'boot-1' });
+    expect(firstOutcome(sameBoot, 'power-cycled')?.action).toMatchObject({ kind: 'storage-lift' });
+    expect(firstOutcome(sameBoot, 'none')?.action).toBeNull();
   });
 });
