@@ -7,7 +7,7 @@
  *     replacement waits for the OSD to time the dead client's watch out.
  * Run by `npm run bench:ceph` after the adapter's own figures (or alone: node --import tsx bench/ceph-cure.ts).
  */
-import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { CoordinationV1Api } from '@kubernetes/client-node';
 import { eventually } from '../lab/kube-wait.js';
 import { type Lab, startLab } from '../lab/lab.js';
 import { runFencer } from '../lab/scenarios/fencer-process.js';
