@@ -80,7 +80,13 @@ const byFence = () =>
       throw new Error(`bench: fencer fence ended ${code}: ${report?.message}`);
     }
     const m = report.milestones;
+    // Where the time before the decision went: the run's own steps, relative to the request.
+    const steps = report.steps.map(
+      (st) =>
+        `${seconds(requested, Date.parse(st.at)).toFixed(2).padStart(6)} s  ${st.phase} ${st.rule ?? ''} ${st.action ?? ''}`,
+    );
     return {
+      steps,
       decided: seconds(requested, Date.parse(m.decidedToFenceAt ?? '')),
       confirmed: seconds(requested, Date.parse(m.blocklistConfirmedAt ?? '')),
       tainted: seconds(requested, Date.parse(m.taintedAt ?? '')),
@@ -118,6 +124,8 @@ export async function benchCephCure(): Promise<void> {
   console.log(`    → tainted                          ${f(fence.tainted)}`);
   console.log(`    → old watch gone                   ${f(fence.watchGone)}`);
   console.log(`    → replacement Running on node-b    ${f(fence.running)}`);
+  console.log('    the fence run’s steps, from the request:');
+  for (const line of fence.steps) console.log(`      ${line}`);
   console.log('  watch timeout (node-a crashed, its client dead, tainted by hand), from the crash:');
   console.log(`    → tainted                          ${f(timeout.tainted)}`);
   console.log(`    → old watch timed out              ${f(timeout.watchGone)}`);
