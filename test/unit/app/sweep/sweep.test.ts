@@ -65,6 +65,34 @@ describe('the sweep use case', () => {
     });
   });
 
+  it('re-reads the provider right before deleting: a disk attached to a running machine since stops the deletion', async () => {
+    const w = world();
+    w.beforeRecheck = () => {
+      w.disks['vol-released'] = [I_LIVE];
+    };
+    const report = await sweep(fakeDeps(w), request({ remediate: true }));
+    expect(w.deleted).toEqual([]);
+    const released = report.findings.find((f) => f.key === 'va-released')?.remediation;
+    expect(released).toMatchObject({ status: 'refused', reason: 'DiskAttachedToLiveInstance' });
+    expect(released?.detail).toContain('on re-reading the provider');
+  });
+
+  it('reports a cross-check the provider did not answer, counts it, and deletes nothing on it', async () => {
+    const w = { ...world(), providerFault: 'RequestLimitExceeded' };
+    const deps = fakeDeps(w);
+    const report = await sweep(deps, request({ remediate: true }));
+    expect(w.deleted).toEqual([]);
+    expect(report.crossCheck.failed).toBe(2);
+    expect(report.crossCheck.faults.join('\n')).toContain('RequestLimitExceeded');
+    expect(deps.metrics.counts.get('SweepCrossCheckFailures')).toBe(2);
+    expect(report.remediations).toMatchObject({ done: 0, refused: 2 });
+  });
+
+  it('reports a clean cross-check as such', async () => {
+    const report = await sweep(fakeDeps(world()), request());
+    expect(report.crossCheck).toEqual({ failed: 0, faults: [] });
+  });
+
   it('counts findings per class in metrics, every class included', async () => {
     const deps = fakeDeps(world());
     await sweep(deps, request());
