@@ -30,25 +30,6 @@ export interface DiskState {
   readonly observedAt: string;
 }
 
-/**
- * Whether `zone` lies in `region`. Zone names extend their region's name (EC2 `us-east-1a`, local zones
- * `us-west-2-lax-1a`, ECS `cn-hangzhou-h`), so the region must be followed by a letter or a dash:
- * `us-east-10a` is not in `us-east-1`.
- */
-export const zoneInRegion = (zone: string, region: string): boolean =>
-  region !== '' && zone.startsWith(region) && /^[a-z-]/.test(zone.slice(region.length));
-
-/**
- * Whether "does not exist" is proof for a disk whose PersistentVolume names `zones`: only when the
- * provider looked in the region every one of those zones belongs to. A PV that names no zone leaves
- * the place unknown, and so the absence unproven.
- */
-export const absenceProven = (disk: DiskState, zones: readonly string[]): boolean =>
-  !disk.exists &&
-  disk.region !== undefined &&
-  zones.length > 0 &&
-  zones.every((zone) => zoneInRegion(zone, disk.region as string));
-
 /** The attachments that still tie the disk to a machine (anything but `detached`). */
 export const liveAttachments = (disk: DiskState): readonly DiskAttachmentFact[] =>
   disk.exists ? disk.attachments.filter((a) => a.state !== 'detached') : [];

@@ -229,6 +229,10 @@ export class Ec2ComputeFencer implements ComputeFencer {
     );
   }
 
+  holdsZone(zone: string): boolean {
+    return zoneInRegion(zone, this.#region);
+  }
+
   /** Every answer names this fencer's region: "does not exist" is true of that region only. */
   async describeDisks(
     volumeIds: readonly string[],

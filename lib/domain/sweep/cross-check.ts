@@ -35,6 +35,12 @@ export interface InstanceFact {
 export interface DiskFact {
   readonly volumeId: string;
   readonly disk: Fallible<DiskState>;
+  /**
+   * For a disk the provider says does not exist: whether every zone its PersistentVolume names lies in
+   * the region the provider searched, by the provider's own zone rules. Only then is "does not exist"
+   * proof; asked in the wrong region, every disk "does not exist". Absent or false: no proof.
+   */
+  readonly searchedWhereItLives?: boolean;
 }
 
 /** The provider cross-check of one finding. */

@@ -4,7 +4,7 @@
  * sweep, that the disk is not attached to a machine that could still write to it. Fencing a NotReady
  * node goes through the fence use case, within the blast-radius limits.
  */
-import { absenceProven, type DiskState, liveAttachments } from '../disk.js';
+import { type DiskState, liveAttachments } from '../disk.js';
 import { SweepClass } from './classes.js';
 import type { CrossCheck } from './cross-check.js';
 import { describeDiskFact, describeInstanceFact, diskFact, instanceFact, provenOff } from './cross-check.js';
@@ -64,7 +64,7 @@ export function judgeVolumeAttachmentDeletion(
     return refuse(SweepReason.DiskStateUnavailable, why);
   }
   const disk = fact.disk.value;
-  if (!disk.exists) return judgeAbsence(disk, probe.zones ?? []);
+  if (!disk.exists) return judgeAbsence(disk, probe.zones ?? [], fact.searchedWhereItLives === true);
   const holders = liveAttachments(disk);
   for (const attachment of holders) {
     const holder = instanceFact(cross, attachment.instanceId);
@@ -91,9 +91,9 @@ export function judgeVolumeAttachmentDeletion(
  * PersistentVolume's zones belong to. Asked in another region, or for a PV that names no zone, the
  * answer says nothing about the disk.
  */
-function judgeAbsence(disk: DiskState, zones: readonly string[]): DeletionVerdict {
+function judgeAbsence(disk: DiskState, zones: readonly string[], searchedThere: boolean): DeletionVerdict {
   const where = disk.region ? `region ${disk.region}` : 'a region it did not name';
-  if (absenceProven(disk, zones))
+  if (searchedThere && zones.length > 0)
     return { allowed: true, proof: `the provider says disk ${disk.volumeId} does not exist in ${where}` };
   return refuse(
     SweepReason.DiskAbsenceUnproven,

@@ -65,6 +65,9 @@ export interface World {
    * injector covers the real protocol in the e2e sweep test).
    */
   providerFault?: string;
+  /** Disks the provider says do not exist, in the region it asks (`us-east-1` unless set). */
+  absentDisks?: string[];
+  region?: string;
 }
 
 const fault = (name: string) => ({ ok: false as const, error: { name, message: `${name} (injected)` } });
@@ -119,11 +122,13 @@ export function fakeDeps(world: World): FencerDeps & { metrics: InMemoryMetrics 
         ),
       };
     },
+    holdsZone: (zone: string) => zone.startsWith(world.region ?? 'us-east-1'),
     describeDisks: async (ids: readonly string[]) => {
       world.providerCalls.disks++;
       const disk = (id: string): DiskState => ({
         volumeId: id,
-        exists: true,
+        exists: !(world.absentDisks ?? []).includes(id),
+        region: world.region ?? 'us-east-1',
         providerState: world.disks[id]?.length ? 'in-use' : 'available',
         attachments: (world.disks[id] ?? []).map((instanceId) => ({ instanceId, state: 'attached' })),
         observedAt: NOW.toISOString(),

@@ -77,6 +77,23 @@ describe('the sweep use case', () => {
     expect(released?.detail).toContain('on re-reading the provider');
   });
 
+  it('deletes on "disk does not exist" only from the region the PV lives in', async () => {
+    const right = { ...world(), absentDisks: ['vol-released'] };
+    const wrong = { ...world(), absentDisks: ['vol-released'], region: 'eu-west-1' };
+    const inRegion = await sweep(fakeDeps(right), request({ remediate: true }));
+    const elsewhere = await sweep(fakeDeps(wrong), request({ remediate: true }));
+
+    expect(right.deleted).toEqual(['va-released']);
+    expect(inRegion.findings.find((f) => f.key === 'va-released')?.remediation?.detail).toContain(
+      'does not exist in region us-east-1',
+    );
+    expect(wrong.deleted).toEqual([]);
+    expect(elsewhere.findings.find((f) => f.key === 'va-released')?.remediation).toMatchObject({
+      status: 'refused',
+      reason: 'DiskAbsenceUnproven',
+    });
+  });
+
   it('reports a cross-check the provider did not answer, counts it, and deletes nothing on it', async () => {
     const w = { ...world(), providerFault: 'RequestLimitExceeded' };
     const deps = fakeDeps(w);
