@@ -5,8 +5,9 @@
  *   - fencer (--no-accelerate): the pod garbage collector (20 s period) removes the pods
  *   - manual: the article's cure scripted by hand (stop the instance, wait stopped, taint)
  * and, from the fencer's own report: confirmed-off → taint, and VolumeAttachment deleted → fencer sees it.
- * Usage: npm run bench:ttr [-- --runs 3]
+ * Usage: npm run bench:ttr [-- --runs 3] [--fencer-only]
  */
+import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { makeInformer, StorageV1Api, type V1VolumeAttachment } from '@kubernetes/client-node';
 import { ensureCliBuilt } from '../cli/bundle.js';
@@ -20,8 +21,20 @@ import type { RunReport } from '../lib/app/report.js';
 
 type Mode = 'fencer' | 'fencer --no-accelerate' | 'manual';
 
+const SEGMENTS = [
+  'CLI start → first step decided',
+  'first step → power-off requested',
+  'power-off requested → proven off',
+  'proven off → taint on',
+  'taint on → old VolumeAttachment deleted',
+  'old VolumeAttachment deleted → replacement attached',
+] as const;
+type Segment = (typeof SEGMENTS)[number];
+
 interface Sample {
   readonly ttrSeconds: number;
+  /** Where the fencer's time went: each segment from the previous milestone, in seconds. */
+  readonly segments?: Readonly<Record<Segment, number | undefined>>;
   readonly offToTaintSeconds?: number;
   readonly vaDeletedToSeenSeconds?: number;
 }
@@ -88,15 +101,33 @@ async function sample(mode: Mode): Promise<Sample> {
         intervalMs: 50,
       },
     );
-    const ttrSeconds = ((watch.attachedAt.get('node-b') ?? 0) - t0) / 1000;
+    const attachedAt = watch.attachedAt.get('node-b') ?? 0;
+    const ttrSeconds = (attachedAt - t0) / 1000;
     watch.stop();
     if (!report) return { ttrSeconds };
     const taintStep = report.steps.find((s) => s.action === 'taint');
     const proofAt = report.proofOfOff ? Date.parse(report.proofOfOff.observedAt) : undefined;
     const vaDeleted = watch.deletedAt.get('node-a');
     const seen = vaDeleted ? report.steps.find((s) => Date.parse(s.at) >= vaDeleted) : undefined;
+    const at = (iso: string | null | undefined) => (iso ? Date.parse(iso) : undefined);
+    const marks = [
+      t0,
+      at(report.steps[0]?.at),
+      at(report.milestones.powerOffRequestedAt),
+      proofAt,
+      taintStep ? Date.parse(taintStep.at) + taintStep.tookMs : undefined,
+      vaDeleted,
+      attachedAt,
+    ];
+    const segments = Object.fromEntries(
+      SEGMENTS.map((name, i) => {
+        const [from, to] = [marks[i], marks[i + 1]];
+        return [name, from !== undefined && to !== undefined ? (to - from) / 1000 : undefined];
+      }),
+    ) as Record<Segment, number | undefined>;
     return {
       ttrSeconds,
+      segments,
       offToTaintSeconds:
         taintStep && proofAt ? (Date.parse(taintStep.at) + taintStep.tookMs - proofAt) / 1000 : undefined,
       vaDeletedToSeenSeconds: seen && vaDeleted ? (Date.parse(seen.at) - vaDeleted) / 1000 : undefined,
@@ -112,12 +143,17 @@ const median = (xs: number[]): string => {
   return `${(s[Math.floor(s.length / 2)] ?? 0).toFixed(1).padStart(6)} s`;
 };
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '1' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '1' }, 'fencer-only': { type: 'boolean', default: false } },
+});
 // The fencer runs as installed: the built CLI (bin/fencer.js → dist/), built now if a source changed.
 await ensureCliBuilt(REPO_ROOT);
 const runs = Number(values.runs);
 const results = new Map<Mode, Sample[]>();
-for (const mode of ['fencer', 'fencer --no-accelerate', 'manual'] as const) {
+const modes: readonly Mode[] = values['fencer-only']
+  ? ['fencer']
+  : ['fencer', 'fencer --no-accelerate', 'manual'];
+for (const mode of modes) {
   for (let i = 0; i < runs; i++) {
     process.stderr.write(`bench: ${mode}, run ${i + 1}/${runs}...\n`);
     results.set(mode, [...(results.get(mode) ?? []), await sample(mode)]);
@@ -133,3 +169,11 @@ for (const mode of results.keys())
 console.log('fencer internals (accelerated runs):');
 console.log(`  confirmed off → taint on       ${median(pick('fencer', (s) => s.offToTaintSeconds))}`);
 console.log(`  VolumeAttachment deleted → seen ${median(pick('fencer', (s) => s.vaDeletedToSeenSeconds))}`);
+console.log('where the accelerated fencer’s time to recovery went (medians):');
+for (const name of SEGMENTS)
+  console.log(`  ${name.padEnd(52)} ${median(pick('fencer', (s) => s.segments?.[name]))}`);
+console.log(
+  `load average at the end: ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')} on ${cpus().length} cores`,
+);

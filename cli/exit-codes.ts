@@ -30,7 +30,8 @@ export const EXIT_CODES_HELP = `Exit codes:
   0  fenced / un-fenced / dry run reported / status shown
   2  bad input (nothing changed)
   3  refused by a safety rule (reason code in the output; nothing unsafe done)
-  4  failed: deadline or --timeout passed, or an API kept failing
+  4  failed: deadline or --timeout passed, or an API kept failing (a sweep: a
+     remediation failed, or with --fail-on-findings its provider cross-check did)
   5  sweep found problems (only with --fail-on-findings)
   6  kubeconfig missing, unreadable or malformed, or no such context
   7  credentials missing, expired or rejected (Kubernetes, AWS SSO, Alibaba)

@@ -42,6 +42,12 @@ export function renderSweep(report: SweepReport): string {
       `remediation: ${r.done} done, ${r.dryRun} dry-run, ${r.refused} refused, ${r.skipped} skipped, ${r.failed} failed`,
     );
   }
+  if (report.crossCheck.failed > 0) {
+    lines.push(
+      `CROSS-CHECK FAILED for ${report.crossCheck.failed} finding(s): the provider did not answer everything, so their conclusions are unproven`,
+      ...report.crossCheck.faults.map((fault) => `  - ${fault}`),
+    );
+  }
   for (const f of report.findings) lines.push('', ...renderFinding(f));
   if (report.findings.length === 0)
     lines.push('No findings: no zombie VolumeAttachments, stuck detaches or topology blockers.');

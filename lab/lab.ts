@@ -154,7 +154,7 @@ export interface Lab {
   cut(name: string): Promise<void>;
   /** Crash: heartbeats stop and the instance stops (and its Ceph clients die). */
   crash(name: string): Promise<void>;
-  /** Power the instance on again (a new launch time) and let the kubelet come back. */
+  /** Power the instance on again (its launch time in a later whole second than the call) and let the kubelet come back. */
   restore(name: string): Promise<void>;
   /** The partition heals: the kubelet comes back without the instance being touched. */
   reconnect(name: string): Promise<void>;
@@ -376,6 +376,9 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
         await cloud.stopInstance(node(name).instanceId);
       },
       async restore(name) {
+        // Providers report launch times to the second (ECS: the minute): start in the next whole second,
+        // so the launch is visibly later than anything that happened before the call, a fence included.
+        await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
         await cloud.startInstance(node(name).instanceId);
         await theFleet.revive(name);
       },

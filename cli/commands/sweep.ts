@@ -79,7 +79,11 @@ export function registerSweep(program: Command): void {
       false,
     )
     .option('--dry-run', 'with --remediate: say what would be done, change nothing', false)
-    .option('--fail-on-findings', 'exit 5 when there is any finding', false)
+    .option(
+      '--fail-on-findings',
+      'exit 5 when there is any finding, 4 when the provider cross-check failed (findings unproven)',
+      false,
+    )
     .option(
       '--not-ready-threshold <duration>',
       'NotReady this long with volumes attached: fence',
@@ -144,7 +148,9 @@ export function registerSweep(program: Command): void {
       ]);
       const report = await sweep(deps, request, inProcessStarter(deps, options, cluster));
       await printResult(report, options.output, () => renderSweep(report));
-      if (report.remediations.failed > 0) process.exitCode = ExitCode.Failed;
+      // A cross-check that failed leaves findings unproven: never reported as clean to a script that asked.
+      const unproven = options.failOnFindings && report.crossCheck.failed > 0;
+      if (report.remediations.failed > 0 || unproven) process.exitCode = ExitCode.Failed;
       else if (options.failOnFindings && report.findings.length > 0) process.exitCode = ExitCode.Findings;
       else process.exitCode = ExitCode.Ok;
     });

@@ -119,6 +119,10 @@ export class Monitoring extends Construct {
         metric: m('FencingReasons', { reason: EVENT_CAP_REASON }),
         description: `REFUSAL: one event named more ${c} nodes than one event may fence; the rest were not started.`,
       },
+      SweepCrossCheckFailed: {
+        metric: m('SweepCrossCheckFailures'),
+        description: `FAILURE: a ${c} sweep could not cross-check findings with the provider (throttled, unreachable or out of budget); its findings are unproven.`,
+      },
       RunStartsFailed: {
         metric: m('RunStartsFailed'),
         description: `FAILURE: a ${c} trigger could not start a run (Step Functions unreachable, throttled or denied).`,

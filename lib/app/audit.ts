@@ -90,3 +90,54 @@ export async function auditError(
     });
   }
 }
+
+/** Where and how long a run that timed out ran. */
+export interface TimeoutScope {
+  readonly node: string;
+  /** Events may be written: not a dry run. The node must also still exist. */
+  readonly mayWrite: boolean;
+  readonly timeoutSeconds: number;
+}
+
+/**
+ * The audit trail of a run that gave up at its timeout before deciding an end (safety.md rule 9): a
+ * failure like any other, so it is logged, counted as a failed run, and left on the node as a Warning
+ * Event that names where it stood and what last went wrong (the step's reason, or the error that kept
+ * the step from deciding, such as a throttled provider).
+ */
+export async function auditTimeout(
+  deps: FencerDeps,
+  scope: TimeoutScope,
+  last: StepDecision | null,
+  lastError: Error | undefined,
+): Promise<void> {
+  const where = last ? `in phase ${last.phase}` : 'before any step decided';
+  const why = lastError
+    ? `the last step failed: ${lastError.name}: ${lastError.message}`
+    : last?.reason
+      ? `last: ${last.reason}: ${last.message}`
+      : '';
+  const message = `Timeout: gave up after ${scope.timeoutSeconds} s ${where}${why ? `; ${why}` : ''}`;
+  deps.log.error(message, {
+    node: scope.node,
+    reason: 'Timeout',
+    phase: last?.phase,
+    error: lastError?.name,
+  });
+  deps.metrics.count('FencingRuns', { outcome: 'failed' });
+  if (!scope.mayWrite) return;
+  try {
+    if ((await deps.cluster.getNode(scope.node)) === null) return;
+    await deps.cluster.recordNodeEvent(scope.node, {
+      type: 'Warning',
+      reason: 'FencingTimedOut',
+      message: message.slice(0, 1000),
+      action: 'Observe',
+    });
+  } catch (eventError) {
+    deps.log.warn('could not record the timeout on the node', {
+      node: scope.node,
+      error: (eventError as Error)?.name,
+    });
+  }
+}

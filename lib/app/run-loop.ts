@@ -3,6 +3,7 @@ import { RETRYABLE_ERROR_NAMES } from '../domain/errors.js';
 import { type RunHistory, startRun } from '../domain/history.js';
 import type { FenceRequest, UnfenceRequest } from '../domain/request.js';
 import { ClaimTtlSeconds } from '../domain/timing.js';
+import { auditTimeout, type TimeoutScope } from './audit.js';
 import type { FencerDeps } from './deps.js';
 import { downstreamBlockers } from './downstream.js';
 import { type FenceStepState, fenceStep } from './fence-step.js';
@@ -25,6 +26,12 @@ export interface RunOptions {
 const RETRY_AFTER_ERROR_MS = 2000;
 const MIN_REPEAT_WAIT_SECONDS = 1;
 
+const timeoutScope = (request: FenceRequest | UnfenceRequest, options: RunOptions): TimeoutScope => ({
+  node: request.node,
+  mayWrite: !request.dryRun,
+  timeoutSeconds: options.timeoutSeconds,
+});
+
 interface LoopState {
   readonly history: RunHistory;
   readonly decision: StepDecision | null;
@@ -43,16 +50,18 @@ async function loop<S extends LoopState>(
   options: RunOptions,
   waitBetween: (state: S, waitMs: number, signal?: AbortSignal) => Promise<unknown> = (_, waitMs, signal) =>
     deps.cluster.waitForNodeChange(node, waitMs, signal),
-): Promise<{ state: S; steps: StepDecision[]; timedOut: boolean }> {
+): Promise<{ state: S; steps: StepDecision[]; timedOut: boolean; lastError?: Error }> {
   const deadline = Date.now() + options.timeoutSeconds * 1000;
   const steps: StepDecision[] = [];
   let state = initial;
+  let lastError: Error | undefined;
   while (Date.now() < deadline && !options.signal?.aborted) {
     try {
       state = await step(deps, state);
     } catch (err) {
       const error = err as Error;
       if (!RETRYABLE_ERROR_NAMES.includes(error.name as never)) throw error;
+      lastError = error;
       options.onRetry?.(error);
       deps.log.warn('step failed; retrying from the same state', {
         node,
@@ -64,6 +73,7 @@ async function loop<S extends LoopState>(
     }
     const decision = state.decision;
     if (!decision) break;
+    lastError = undefined;
     steps.push(decision);
     options.onStep?.(decision);
     if (decision.done) return { state, steps, timedOut: false };
@@ -73,7 +83,7 @@ async function loop<S extends LoopState>(
     const waitMs = Math.min(waitSeconds * 1000, Math.max(0, deadline - Date.now()));
     if (waitMs > 0) await waitBetween(state, waitMs, options.signal);
   }
-  return { state, steps, timedOut: true };
+  return { state, steps, timedOut: true, ...(lastError ? { lastError } : {}) };
 }
 
 /** Fences one node: runs steps until Fenced, Refused, Failed, DryRunReported, or the timeout. */
@@ -106,7 +116,10 @@ export async function runFence(
     throw error;
   }
   const { state, steps, timedOut } = ran;
-  if (timedOut) await releaseClaim();
+  if (timedOut) {
+    await releaseClaim();
+    await auditTimeout(deps, timeoutScope(request, options), steps.at(-1) ?? null, ran.lastError);
+  }
   const fenced = !timedOut && state.decision?.outcome === 'fenced';
   const report = buildReport({
     kind: 'fence',
@@ -127,7 +140,8 @@ export async function runUnfence(
 ): Promise<RunReport> {
   const history = startRun(options.runId ?? randomUUID(), deps.clock.now().toISOString());
   const initial: UnfenceStepState = { request, history, decision: null };
-  const { state, steps, timedOut } = await loop(deps, request.node, initial, unfenceStep, options);
+  const { state, steps, timedOut, lastError } = await loop(deps, request.node, initial, unfenceStep, options);
+  if (timedOut) await auditTimeout(deps, timeoutScope(request, options), steps.at(-1) ?? null, lastError);
   return buildReport({
     kind: 'unfence',
     request,

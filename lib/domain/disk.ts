@@ -20,6 +20,11 @@ export interface DiskState {
   /** The provider's own word for the disk, e.g. EBS `in-use` or `available`. */
   readonly providerState?: string;
   readonly zone?: string;
+  /**
+   * The region the provider looked in. A disk the provider says does not exist is absent from that
+   * region only: asked in the wrong region, every disk "does not exist".
+   */
+  readonly region?: string;
   readonly attachments: readonly DiskAttachmentFact[];
   /** When this observation was made, ISO 8601. */
   readonly observedAt: string;

@@ -96,4 +96,9 @@ export interface ComputeFencer {
    * `exists: false` (only when the provider said so). Optional: without it, disks cannot be proven released.
    */
   describeDisks?(volumeIds: readonly string[], options?: BatchOptions): Promise<BatchAnswer<DiskState>>;
+  /**
+   * Whether `zone` lies in the region this fencer asks, by the provider's own naming rules: where its
+   * "disk does not exist" is true. Required of a provider whose `describeDisks` can answer `exists: false`.
+   */
+  holdsZone?(zone: string): boolean;
 }

@@ -101,8 +101,10 @@ describe('fencer sweep', () => {
         volumeId: await createVolume(ec2, { zone: `${lab.region}a`, sizeGiB: 1, cluster: lab.cluster }),
       };
       await attachVolume(ec2, { volumeId: held.volumeId, instanceId: held.instanceId, device: '/dev/xvdf' });
-      await createPv(lab, { name: 'pv-released', volumeHandle: released.volumeId });
-      await createPv(lab, { name: 'pv-held', volumeHandle: held.volumeId });
+      // EBS PVs carry their zone (the CSI driver's topology): where "not found" can count as proof.
+      const zone = `${lab.region}a`;
+      await createPv(lab, { name: 'pv-released', volumeHandle: released.volumeId, zone });
+      await createPv(lab, { name: 'pv-held', volumeHandle: held.volumeId, zone });
       const attached = { attached: true };
       await createVa(lab, {
         name: 'va-released',
@@ -268,6 +270,37 @@ describe('fencer sweep', () => {
       const { report } = await sweepJson(lab, ['--remediate', '--dry-run']);
       expect(byId(report, 'VA_NODE_MISSING/va-released')?.remediation).toMatchObject({ status: 'dry-run' });
       expect(await vaExists(lab, 'va-released')).toBe(true);
+    });
+
+    it('with the wrong --region deletes nothing: "not found" there proves nothing about a disk in another region', async () => {
+      const wrong = lab.region === 'eu-west-1' ? 'us-west-2' : 'eu-west-1';
+      const { report } = await sweepJson(lab, ['--remediate', '--region', wrong]);
+
+      expect(await vaExists(lab, 'va-released')).toBe(true);
+      expect(await vaExists(lab, 'va-held')).toBe(true);
+      for (const id of ['VA_NODE_MISSING/va-released', 'VA_NODE_MISSING/va-held']) {
+        const remediation = byId(report, id)?.remediation;
+        expect(remediation).toMatchObject({ status: 'refused', reason: 'DiskAbsenceUnproven' });
+        expect(remediation?.detail).toContain(wrong);
+      }
+      expect(report.remediations.done).toBe(0);
+    });
+
+    it('under EC2 throttling deletes nothing, reports the failed cross-check, and exits 4 with --fail-on-findings', async () => {
+      lab.ec2Faults.inject({ kind: 'throttle', action: '*' });
+      let result: Awaited<ReturnType<typeof sweepJson>>;
+      try {
+        result = await sweepJson(lab, ['--remediate', '--fail-on-findings']);
+      } finally {
+        lab.ec2Faults.clear();
+      }
+      const { code, report } = result;
+
+      expect(await vaExists(lab, 'va-released')).toBe(true);
+      expect(report.crossCheck.failed).toBeGreaterThan(0);
+      expect(report.crossCheck.faults.join('\n')).toMatch(/RequestLimitExceeded|Throttl/);
+      expect(report.remediations.done).toBe(0);
+      expect(code).toBe(4);
     });
 
     it('deletes the VolumeAttachment of a deleted node whose disk EC2 shows detached, and refuses the one whose disk a running instance holds', async () => {

@@ -229,8 +229,24 @@ export class Ec2ComputeFencer implements ComputeFencer {
     );
   }
 
-  describeDisks(volumeIds: readonly string[], options: BatchOptions = {}): Promise<BatchAnswer<DiskState>> {
-    return describeVolumesBatch(this.#client, volumeIds, this.#now, options.maxCalls);
+  holdsZone(zone: string): boolean {
+    return zoneInRegion(zone, this.#region);
+  }
+
+  /** Every answer names this fencer's region: "does not exist" is true of that region only. */
+  async describeDisks(
+    volumeIds: readonly string[],
+    options: BatchOptions = {},
+  ): Promise<BatchAnswer<DiskState>> {
+    const answer = await describeVolumesBatch(this.#client, volumeIds, this.#now, options.maxCalls);
+    const region = this.#region;
+    const results = new Map(
+      [...answer.results].map(([id, fact]) => [
+        id,
+        fact.ok ? { ok: true as const, value: { ...fact.value, region } } : fact,
+      ]),
+    );
+    return { results, calls: answer.calls };
   }
 
   async #volumesOf(ref: InstanceRef, signal?: AbortSignal): Promise<Volume[]> {

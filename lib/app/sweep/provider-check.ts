@@ -8,7 +8,7 @@ import type { DiskState } from '../../domain/disk.js';
 import { liveAttachments } from '../../domain/disk.js';
 import type { InstanceRef, PowerEvidence } from '../../domain/instance.js';
 import type { Fallible } from '../../domain/observation.js';
-import type { CrossCheck, FindingDraft } from '../../domain/sweep/index.js';
+import type { CrossCheck, DiskFact, FindingDraft } from '../../domain/sweep/index.js';
 import type { ComputeFencer } from '../../ports/compute-fencer.js';
 import type { FencerDeps } from '../deps.js';
 import { mapBounded } from './bounded.js';
@@ -96,6 +96,7 @@ export async function crossCheckFindings(
   const budget = () => Math.max(0, maxCalls - calls);
   const power = new Map<string, Fallible<PowerEvidence>>();
   const disks = new Map<string, Fallible<DiskState>>();
+  const diskFencers = new Map<string, ComputeFencer>();
   const observe = async (fencer: ComputeFencer, refs: InstanceRef[]) => {
     if (refs.length === 0) return;
     const answer = fencer.observePowerMany
@@ -119,8 +120,10 @@ export async function crossCheckFindings(
     }
     const answer = await fencer.describeDisks(volumeIds, { maxCalls: budget() });
     calls += answer.calls;
-    for (const id of volumeIds)
+    for (const id of volumeIds) {
       disks.set(id, answer.results.get(id) ?? failed('CallBudgetExhausted', 'not asked'));
+      diskFencers.set(id, fencer);
+    }
     // Second round: the machines the disks are attached to.
     const holders = volumeIds
       .flatMap((id) => {
@@ -136,10 +139,18 @@ export async function crossCheckFindings(
 
   const byFinding = new Map<string, CrossCheck>();
   for (const draft of drafts) {
-    const volumeIds = draft.probe.disks.map((d) => d.volumeId);
-    const diskFacts = volumeIds
-      .filter((id) => disks.has(id))
-      .map((id) => ({ volumeId: id, disk: disks.get(id) as Fallible<DiskState> }));
+    const diskFacts = draft.probe.disks
+      .filter((probe) => disks.has(probe.volumeId))
+      .map((probe): DiskFact => {
+        const disk = disks.get(probe.volumeId) as Fallible<DiskState>;
+        if (!disk.ok || disk.value.exists) return { volumeId: probe.volumeId, disk };
+        // "Does not exist" is the provider's word for its own region: say whether the PV lives there.
+        const fencer = diskFencers.get(probe.volumeId);
+        const zones = probe.zones ?? [];
+        const searchedWhereItLives =
+          zones.length > 0 && fencer?.holdsZone !== undefined && zones.every((z) => fencer.holdsZone?.(z));
+        return { volumeId: probe.volumeId, disk, searchedWhereItLives };
+      });
     const instanceIds = new Set<string>();
     for (const hint of draft.probe.instances) {
       const fencer = deps.compute.forProviderId(hint);

@@ -1,6 +1,6 @@
 /**
  * What `--remediate` does, and only that (safety.md rule 5): delete a VolumeAttachment whose node is
- * gone when the provider proved its disk released, re-checking the node and the attachment right before;
+ * gone when the provider proved its disk released, re-checking the node, the attachment and the provider right before;
  * and start fencing for nodes NotReady too long, within the blast-radius limits (the fence use case
  * re-checks every safety rule itself). Everything else stays report-only. Every refusal is loud (rule 9).
  */
@@ -10,12 +10,16 @@ import { fencingBudget, judgeVolumeAttachmentDeletion, SweepReason } from '../..
 import type { SweepIndex } from '../../domain/sweep/sweep-index.js';
 import type { FencerDeps } from '../deps.js';
 import { mapBounded } from './bounded.js';
+import { crossCheckFindings } from './provider-check.js';
 import type { SweepRequest } from './report.js';
 
 /** Starts fencing for a node: a Step Functions run in AWS, the in-process loop in the CLI. */
 export interface FencingStarter {
   start(node: string, detail: string): Promise<RemediationResult>;
 }
+
+/** Provider calls for the re-read before one deletion: the disk, then the machines it is attached to. */
+const RECHECK_PROVIDER_CALLS = 4;
 
 /** Deletions (each with its re-checks) in flight at once. */
 const REMEDIATIONS_IN_FLIGHT = 4;
@@ -57,6 +61,14 @@ async function deleteZombie(
       `VolumeAttachment ${va.name} changed or is already going`,
     );
   }
+  // And the provider, read again: the disk may have been attached somewhere since the sweep's cross-check.
+  const fresh = await crossCheckFindings(deps, [finding], RECHECK_PROVIDER_CALLS);
+  const recheck = judgeVolumeAttachmentDeletion(
+    finding,
+    fresh.byFinding.get(`${finding.class}/${finding.key}`) ?? null,
+    index,
+  );
+  if (!recheck.allowed) return refused(recheck.reason, `on re-reading the provider: ${recheck.detail}`);
   const result = await deps.cluster.deleteVolumeAttachment(
     { name: va.name, uid: va.uid },
     { dryRun: request.dryRun },
@@ -64,7 +76,7 @@ async function deleteZombie(
   const what = result === 'deleted' ? 'deleted' : 'already gone';
   return {
     status: request.dryRun ? 'dry-run' : 'done',
-    detail: `${request.dryRun ? 'would delete' : what} VolumeAttachment ${va.name}: node ${va.nodeName} is gone and ${verdict.proof}`,
+    detail: `${request.dryRun ? 'would delete' : what} VolumeAttachment ${va.name}: node ${va.nodeName} is gone and ${recheck.proof}`,
   };
 }
 

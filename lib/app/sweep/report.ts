@@ -31,6 +31,12 @@ export interface SweepReport {
   readonly counts: Readonly<Record<SweepClass, number>>;
   /** Provider (EC2) calls the cross-check made. */
   readonly providerCalls: number;
+  /**
+   * Findings whose provider cross-check did not get an answer for everything it asked (throttled,
+   * unreachable, budget spent, no provider configured): their conclusions rest on less than a proof,
+   * so the sweep is not clean even when it deleted nothing. `faults` is a sample, one line each.
+   */
+  readonly crossCheck: { readonly failed: number; readonly faults: readonly string[] };
   readonly remediations: {
     readonly done: number;
     readonly dryRun: number;

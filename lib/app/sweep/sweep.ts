@@ -5,6 +5,7 @@
  */
 import { SWEEP_CLASSES, type SweepClass } from '../../domain/sweep/classes.js';
 import { classify, conclude } from '../../domain/sweep/classify.js';
+import { crossCheckFault } from '../../domain/sweep/cross-check.js';
 import type { Finding } from '../../domain/sweep/finding.js';
 import { indexSnapshot } from '../../domain/sweep/sweep-index.js';
 import type { FencerDeps } from '../deps.js';
@@ -12,6 +13,9 @@ import { gatherSnapshot } from './gather.js';
 import { crossCheckFindings } from './provider-check.js';
 import { type FencingStarter, remediate } from './remediate.js';
 import { SweepMode as Mode, type SweepMode, type SweepReport, type SweepRequest } from './report.js';
+
+/** Cross-check faults quoted in the report; the count covers all. */
+const MAX_REPORTED_FAULTS = 20;
 
 /** Findings logged one by one; past this, one summary line (a sick cluster must not flood the logs). */
 const MAX_LOGGED_FINDINGS = 200;
@@ -31,6 +35,14 @@ function record(deps: FencerDeps, report: SweepReport): void {
     else for (let i = 0; i < n; i++) deps.metrics.count('SweepFindings', { class: cls });
   }
   deps.metrics.seconds('SweepDuration', report.durationMs / 1000);
+  // Zero included, so an alarm can watch it: a sweep whose provider checks failed is not a clean sweep.
+  if (deps.metrics.gauge) deps.metrics.gauge('SweepCrossCheckFailures', report.crossCheck.failed, {});
+  else for (let i = 0; i < report.crossCheck.failed; i++) deps.metrics.count('SweepCrossCheckFailures');
+  if (report.crossCheck.failed > 0)
+    deps.log.warn('sweep cross-check failed', {
+      failed: report.crossCheck.failed,
+      sample: report.crossCheck.faults,
+    });
   for (const f of report.findings.slice(0, MAX_LOGGED_FINDINGS)) {
     deps.log.warn('sweep finding', {
       id: f.id,
@@ -58,6 +70,10 @@ export async function sweep(
   const answers = await crossCheckFindings(deps, probed, request.maxProviderCalls);
   let findings = drafts.map((d) => conclude(d, answers.byFinding.get(`${d.class}/${d.key}`) ?? null, index));
   if (request.remediate) findings = await remediate(deps, findings, index, request, starter);
+  const faults = findings.flatMap((f) => {
+    const fault = crossCheckFault(f.crossCheck);
+    return fault ? [`${f.id}: ${fault}`] : [];
+  });
   const tally = (status: string) => findings.filter((f) => f.remediation?.status === status).length;
   const report: SweepReport = {
     cluster: request.cluster,
@@ -75,6 +91,7 @@ export async function sweep(
     },
     counts: countByClass(findings),
     providerCalls: answers.calls,
+    crossCheck: { failed: faults.length, faults: faults.slice(0, MAX_REPORTED_FAULTS) },
     remediations: {
       done: tally('done'),
       dryRun: tally('dry-run'),

@@ -131,6 +131,9 @@ export const unfenceInstanceOwned: UnfenceRule = {
   },
 };
 
+const sameWholeSecond = (a: string, b: string): boolean =>
+  Math.floor(instant(a, 'launchTime') / 1000) === Math.floor(instant(b, 'fenceRecord.fencedAt') / 1000);
+
 export const powerCycled: UnfenceRule = {
   id: 'power-cycled',
   contract: 'safety.md 6: only after the instance was started later than the fence',
@@ -167,6 +170,13 @@ export const powerCycled: UnfenceRule = {
     if (cycled) return Compliant;
     return waitFor(ctx, Reason.NoPowerCycleSinceFence, [
       `instance ${instanceId} is ${state}, launched ${launchTime ?? 'at an unknown time'}; fenced at ${record.fencedAt}`,
+      ...(launchTime !== undefined && sameWholeSecond(launchTime, record.fencedAt)
+        ? [
+            'the launch time falls in the same second as the fence, and providers report launch times to the ' +
+              'second at best: a start that close cannot be told from one before the fence. Stop and start ' +
+              'the instance once more.',
+          ]
+        : []),
     ]);
   },
 };

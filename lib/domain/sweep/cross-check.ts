@@ -14,7 +14,13 @@ export interface ProviderProbe {
    * Disks to look up. `via` names a machine of the same provider (a providerID or instance id);
    * without one, the CSI `driver` picks the provider.
    */
-  readonly disks: readonly { readonly volumeId: string; readonly via?: string; readonly driver?: string }[];
+  readonly disks: readonly {
+    readonly volumeId: string;
+    readonly via?: string;
+    readonly driver?: string;
+    /** The zones the disk's PersistentVolume is pinned to (its node affinity): where "not found" counts. */
+    readonly zones?: readonly string[];
+  }[];
 }
 
 export const NO_PROBE: ProviderProbe = { instances: [], disks: [] };
@@ -29,6 +35,12 @@ export interface InstanceFact {
 export interface DiskFact {
   readonly volumeId: string;
   readonly disk: Fallible<DiskState>;
+  /**
+   * For a disk the provider says does not exist: whether every zone its PersistentVolume names lies in
+   * the region the provider searched, by the provider's own zone rules. Only then is "does not exist"
+   * proof; asked in the wrong region, every disk "does not exist". Absent or false: no proof.
+   */
+  readonly searchedWhereItLives?: boolean;
 }
 
 /** The provider cross-check of one finding. */
@@ -66,11 +78,25 @@ export function describeDiskFact(fact: DiskFact): string {
   if (!fact.disk.ok)
     return `disk ${fact.volumeId}: unknown (${fact.disk.error.name}: ${fact.disk.error.message})`;
   const disk = fact.disk.value;
-  if (!disk.exists) return `disk ${fact.volumeId}: does not exist at the provider`;
+  if (!disk.exists)
+    return `disk ${fact.volumeId}: not found${disk.region ? ` in region ${disk.region}` : ' at the provider'}`;
   const live = liveAttachments(disk);
   const where =
     live.length === 0 ? 'attached nowhere' : live.map((a) => `${a.state} to ${a.instanceId}`).join(', ');
   return `disk ${fact.volumeId}: ${disk.providerState ?? 'unknown state'}, ${where}`;
+}
+
+/** Why the cross-check could not speak, or `undefined` when every question got an answer. */
+export function crossCheckFault(cross: CrossCheck | null): string | undefined {
+  if (!cross) return undefined;
+  const faults = [
+    ...cross.instances.flatMap((i) =>
+      i.power.ok ? [] : [`instance ${i.instanceId}: ${i.power.error.name}`],
+    ),
+    ...cross.disks.flatMap((d) => (d.disk.ok ? [] : [`disk ${d.volumeId}: ${d.disk.error.name}`])),
+    ...cross.unresolved,
+  ];
+  return faults.length === 0 ? undefined : faults.join('; ');
 }
 
 /** Every line of a cross-check, for evidence. */

@@ -4,7 +4,7 @@
  * sweep, that the disk is not attached to a machine that could still write to it. Fencing a NotReady
  * node goes through the fence use case, within the blast-radius limits.
  */
-import { liveAttachments } from '../disk.js';
+import { type DiskState, liveAttachments } from '../disk.js';
 import { SweepClass } from './classes.js';
 import type { CrossCheck } from './cross-check.js';
 import { describeDiskFact, describeInstanceFact, diskFact, instanceFact, provenOff } from './cross-check.js';
@@ -18,6 +18,7 @@ export const SweepReason = {
   NodeExists: 'NodeExists',
   VolumeAttachmentChanged: 'VolumeAttachmentChanged',
   DiskUnknown: 'DiskUnknown',
+  DiskAbsenceUnproven: 'DiskAbsenceUnproven',
   DiskStateUnavailable: 'DiskStateUnavailable',
   DiskAttachedToLiveInstance: 'DiskAttachedToLiveInstance',
   TooManyUnhealthy: 'TooManyUnhealthy',
@@ -63,7 +64,7 @@ export function judgeVolumeAttachmentDeletion(
     return refuse(SweepReason.DiskStateUnavailable, why);
   }
   const disk = fact.disk.value;
-  if (!disk.exists) return { allowed: true, proof: `the provider says disk ${disk.volumeId} does not exist` };
+  if (!disk.exists) return judgeAbsence(disk, probe.zones ?? [], fact.searchedWhereItLives === true);
   const holders = liveAttachments(disk);
   for (const attachment of holders) {
     const holder = instanceFact(cross, attachment.instanceId);
@@ -83,6 +84,23 @@ export function judgeVolumeAttachmentDeletion(
         )
       : `disk ${disk.volumeId} is attached only to machines proven off (${holders.map((h) => h.instanceId).join(', ')})`;
   return { allowed: true, proof };
+}
+
+/**
+ * "Not found" proves a disk attached nowhere only where the provider looked: the region its
+ * PersistentVolume's zones belong to. Asked in another region, or for a PV that names no zone, the
+ * answer says nothing about the disk.
+ */
+function judgeAbsence(disk: DiskState, zones: readonly string[], searchedThere: boolean): DeletionVerdict {
+  const where = disk.region ? `region ${disk.region}` : 'a region it did not name';
+  if (searchedThere && zones.length > 0)
+    return { allowed: true, proof: `the provider says disk ${disk.volumeId} does not exist in ${where}` };
+  return refuse(
+    SweepReason.DiskAbsenceUnproven,
+    zones.length === 0
+      ? `disk ${disk.volumeId} was not found in ${where}, but its PersistentVolume names no zone, so the disk may live elsewhere`
+      : `disk ${disk.volumeId} was not found in ${where}, but its PersistentVolume lives in ${zones.join(', ')}: the sweep looked in the wrong place`,
+  );
 }
 
 /**

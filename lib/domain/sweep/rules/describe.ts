@@ -1,4 +1,5 @@
 /** Evidence lines and object references shared by the sweep rules. */
+import type { ProviderProbe } from '../cross-check.js';
 import type { FindingObject } from '../finding.js';
 import type { SweepNode, SweepPersistentVolume, SweepVolumeAttachment } from '../model.js';
 import { ageSeconds, formatAge, type SweepIndex } from '../sweep-index.js';
@@ -36,9 +37,16 @@ export const describePv = (pv: SweepPersistentVolume): string =>
 export const diskProbe = (
   pv: SweepPersistentVolume | undefined,
   via: string | undefined,
-): { volumeId: string; via?: string; driver?: string }[] =>
+): ProviderProbe['disks'][number][] =>
   pv?.volumeHandle
-    ? [{ volumeId: pv.volumeHandle, ...(via ? { via } : {}), ...(pv.driver ? { driver: pv.driver } : {}) }]
+    ? [
+        {
+          volumeId: pv.volumeHandle,
+          zones: pv.zones,
+          ...(via ? { via } : {}),
+          ...(pv.driver ? { driver: pv.driver } : {}),
+        },
+      ]
     : [];
 
 /** The machine hint of a node: its providerID when it has one. */

@@ -60,7 +60,17 @@ export interface World {
   providerCalls: { instances: number; disks: number };
   /** Called right before the re-check reads: lets a test change the world mid-sweep. */
   beforeRecheck?: () => void;
+  /**
+   * When set, every provider answer is this error (a stand-in for throttling: the lab's EC2 fault
+   * injector covers the real protocol in the e2e sweep test).
+   */
+  providerFault?: string;
+  /** Disks the provider says do not exist, in the region it asks (`us-east-1` unless set). */
+  absentDisks?: string[];
+  region?: string;
 }
+
+const fault = (name: string) => ({ ok: false as const, error: { name, message: `${name} (injected)` } });
 
 export function fakeDeps(world: World): FencerDeps & { metrics: InMemoryMetrics } {
   const cluster: Partial<Cluster> = {
@@ -98,28 +108,34 @@ export function fakeDeps(world: World): FencerDeps & { metrics: InMemoryMetrics 
         results: new Map(
           refs.map((r) => [
             r.instanceId,
-            {
-              ok: true as const,
-              value: {
-                instanceId: r.instanceId,
-                state: world.power[r.instanceId] ?? 'not-found',
-                observedAt: NOW.toISOString(),
-              },
-            },
+            world.providerFault
+              ? fault(world.providerFault)
+              : {
+                  ok: true as const,
+                  value: {
+                    instanceId: r.instanceId,
+                    state: world.power[r.instanceId] ?? 'not-found',
+                    observedAt: NOW.toISOString(),
+                  },
+                },
           ]),
         ),
       };
     },
+    holdsZone: (zone: string) => zone.startsWith(world.region ?? 'us-east-1'),
     describeDisks: async (ids: readonly string[]) => {
       world.providerCalls.disks++;
       const disk = (id: string): DiskState => ({
         volumeId: id,
-        exists: true,
+        exists: !(world.absentDisks ?? []).includes(id),
+        region: world.region ?? 'us-east-1',
         providerState: world.disks[id]?.length ? 'in-use' : 'available',
         attachments: (world.disks[id] ?? []).map((instanceId) => ({ instanceId, state: 'attached' })),
         observedAt: NOW.toISOString(),
       });
-      return { calls: 1, results: new Map(ids.map((id) => [id, { ok: true as const, value: disk(id) }])) };
+      const answer = (id: string) =>
+        world.providerFault ? fault(world.providerFault) : { ok: true as const, value: disk(id) };
+      return { calls: 1, results: new Map(ids.map((id) => [id, answer(id)])) };
     },
   };
   return {

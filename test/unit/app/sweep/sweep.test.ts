@@ -65,6 +65,51 @@ describe('the sweep use case', () => {
     });
   });
 
+  it('re-reads the provider right before deleting: a disk attached to a running machine since stops the deletion', async () => {
+    const w = world();
+    w.beforeRecheck = () => {
+      w.disks['vol-released'] = [I_LIVE];
+    };
+    const report = await sweep(fakeDeps(w), request({ remediate: true }));
+    expect(w.deleted).toEqual([]);
+    const released = report.findings.find((f) => f.key === 'va-released')?.remediation;
+    expect(released).toMatchObject({ status: 'refused', reason: 'DiskAttachedToLiveInstance' });
+    expect(released?.detail).toContain('on re-reading the provider');
+  });
+
+  it('deletes on "disk does not exist" only from the region the PV lives in', async () => {
+    const right = { ...world(), absentDisks: ['vol-released'] };
+    const wrong = { ...world(), absentDisks: ['vol-released'], region: 'eu-west-1' };
+    const inRegion = await sweep(fakeDeps(right), request({ remediate: true }));
+    const elsewhere = await sweep(fakeDeps(wrong), request({ remediate: true }));
+
+    expect(right.deleted).toEqual(['va-released']);
+    expect(inRegion.findings.find((f) => f.key === 'va-released')?.remediation?.detail).toContain(
+      'does not exist in region us-east-1',
+    );
+    expect(wrong.deleted).toEqual([]);
+    expect(elsewhere.findings.find((f) => f.key === 'va-released')?.remediation).toMatchObject({
+      status: 'refused',
+      reason: 'DiskAbsenceUnproven',
+    });
+  });
+
+  it('reports a cross-check the provider did not answer, counts it, and deletes nothing on it', async () => {
+    const w = { ...world(), providerFault: 'RequestLimitExceeded' };
+    const deps = fakeDeps(w);
+    const report = await sweep(deps, request({ remediate: true }));
+    expect(w.deleted).toEqual([]);
+    expect(report.crossCheck.failed).toBe(2);
+    expect(report.crossCheck.faults.join('\n')).toContain('RequestLimitExceeded');
+    expect(deps.metrics.counts.get('SweepCrossCheckFailures')).toBe(2);
+    expect(report.remediations).toMatchObject({ done: 0, refused: 2 });
+  });
+
+  it('reports a clean cross-check as such', async () => {
+    const report = await sweep(fakeDeps(world()), request());
+    expect(report.crossCheck).toEqual({ failed: 0, faults: [] });
+  });
+
   it('counts findings per class in metrics, every class included', async () => {
     const deps = fakeDeps(world());
     await sweep(deps, request());

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { fencingBudget, judgeVolumeAttachmentDeletion } from '../../../../lib/domain/sweep/index.js';
+import {
+  type CrossCheck,
+  fencingBudget,
+  judgeVolumeAttachmentDeletion,
+} from '../../../../lib/domain/sweep/index.js';
 import { vaNodeMissing } from '../../../../lib/domain/sweep/rules/va-node-missing.js';
-import { ago, aNode, aVa, crossCheck, disk, world } from './support.js';
+import { ago, aNode, aPv, aVa, crossCheck, disk, world } from './support.js';
 
 const INSTANCE = 'i-0aaaaaaaaaaaaaaa1';
 const zombie = aVa('va-z', { nodeName: 'node-z', csiNodeId: INSTANCE });
@@ -20,11 +24,48 @@ describe('judgeVolumeAttachmentDeletion (safety.md rule 5)', () => {
     ).toMatchObject({ allowed: true });
   });
 
-  it('allows deletion when the provider says the disk does not exist', () => {
-    const gone = { ...disk('vol-pv-1'), exists: false };
-    expect(judgeVolumeAttachmentDeletion(draft, crossCheck({}, [gone]), index)).toMatchObject({
+  /** The provider's "does not exist", and whether it searched the region the PV's zones lie in. */
+  const absent = (volumeId: string, searchedWhereItLives?: boolean): CrossCheck => ({
+    instances: [],
+    unresolved: [],
+    disks: [
+      {
+        volumeId,
+        disk: { ok: true, value: { ...disk(volumeId), exists: false, region: 'us-east-1' } },
+        ...(searchedWhereItLives === undefined ? {} : { searchedWhereItLives }),
+      },
+    ],
+  });
+
+  it('allows deletion when the provider says the disk does not exist where its PV lives', () => {
+    expect(judgeVolumeAttachmentDeletion(draft, absent('vol-pv-1', true), index)).toMatchObject({
       allowed: true,
     });
+  });
+
+  it.each([
+    ['searched another region', false],
+    ['did not say where it searched', undefined],
+  ])('refuses "does not exist" from a provider that %s', (_, searched) => {
+    const verdict = judgeVolumeAttachmentDeletion(draft, absent('vol-pv-1', searched), index);
+    expect(verdict).toMatchObject({ allowed: false, reason: 'DiskAbsenceUnproven' });
+    expect(verdict.allowed ? '' : verdict.detail).toContain('looked in the wrong place');
+  });
+
+  it('refuses "does not exist" for a PV that names no zone: its disk may live in any region', () => {
+    const zoneless = aVa('va-n', { nodeName: 'node-z', csiNodeId: INSTANCE, persistentVolumeName: 'pv-n' });
+    const i = world({ volumeAttachments: [zoneless], persistentVolumes: [aPv('pv-n', { zones: [] })] });
+    const v = vaNodeMissing.check(zoneless, i);
+    if (v.kind !== 'finding') throw new Error('expected a finding');
+    const id = v.draft.probe.disks[0]?.volumeId ?? '';
+    expect(judgeVolumeAttachmentDeletion(v.draft, absent(id, true), i)).toMatchObject({
+      allowed: false,
+      reason: 'DiskAbsenceUnproven',
+    });
+  });
+
+  it('asks the provider about the disk with the zones its PV names', () => {
+    expect(draft.probe.disks[0]?.zones).toEqual(['us-east-1a']);
   });
 
   it('allows deletion when the disk is attached only to a stopped instance (a clean detach follows)', () => {
