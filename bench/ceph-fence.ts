@@ -2,17 +2,23 @@
  * Prints the lab's Ceph figures: cluster ready time, resident memory, and a storage fence measured
  * against a live librbd client (fence request → blocklist confirmed → old watch gone → the other node
  * holds the lock), beside the same takeover after a crash, which waits for the OSD's watch timeout.
- * Usage: npm run bench:ceph [-- --runs 3]
+ * Then, unless `--no-lab`, the whole incident in the lab cured both ways (bench/ceph-cure.ts).
+ * Usage: npm run bench:ceph [-- --runs 3] [--no-lab]
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { ensureCliBuilt } from '../cli/bundle.js';
 import { type CephLab, startCephLab } from '../lab/ceph/ceph-lab.js';
 import type { Holder } from '../lab/ceph/holder.js';
 import { ensureCephPackages } from '../lab/ceph/packages.js';
+import { REPO_ROOT } from '../lab/paths.js';
 import { CephRbdStorageFencer } from '../lib/adapters/ceph-rbd/ceph-storage-fencer.js';
 import { parseCephRbdSettings } from '../lib/adapters/ceph-rbd/settings.js';
+import { benchCephCure } from './ceph-cure.js';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '3' }, 'no-lab': { type: 'boolean', default: false } },
+});
 const runs = Number(values.runs);
 
 const rssMiB = (pid: number): number => {
@@ -143,3 +149,9 @@ console.log(
     .toFixed(0)
     .padStart(6)}`,
 );
+
+if (!values['no-lab']) {
+  // The storage fence as a whole run of the fencer, in Kubernetes: up to the replacement pod Running.
+  await ensureCliBuilt(REPO_ROOT);
+  await benchCephCure();
+}

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { EcsComputeFencer, ecsCredentialsFromEnv } from '../lib/adapters/alicloud-ecs/index.js';
 import type { AwsCredentialsProvider } from '../lib/adapters/aws-ec2/credentials.js';
+import { cephRbdSettingsFromEnv } from '../lib/adapters/ceph-rbd/settings.js';
 import type { ApiEndpoint } from '../lib/adapters/kubernetes/api/endpoint.js';
 import type { FencerDeps } from '../lib/app/deps.js';
 import { composeDeps } from '../lib/compose.js';
@@ -57,6 +59,7 @@ export function depsFromOptions(options: ConnectionOptions, access: CheckedAcces
     accountId: options.accountId,
     awsCredentials: access.awsCredentials,
     computeFencers: alibaba ? [alibaba] : [],
+    ceph: cephRbdSettingsFromEnv(process.env, (path) => readFileSync(path, 'utf8')),
     log: createLogger({ silent: !options.logJson }),
   });
 }

@@ -35,6 +35,12 @@ export function renderReport(report: RunReport): string {
       `  proof of off: ${p.instanceId} ${p.providerState ?? p.state}${p.stateCode !== undefined ? ` (code ${p.stateCode})` : ''} observed ${p.observedAt}${p.stateReason ? `, ${p.stateReason}` : ''}`,
     );
   }
+  if (report.storageProof) {
+    const b = report.storageProof;
+    lines.push(
+      `  storage fenced: ${b.found.map((e) => e.entry).join(', ')} on the blocklist, confirmed ${b.observedAt}`,
+    );
+  }
   const t = report.timings;
   const timing = [
     t.decisionToProofSeconds !== null ? `decision→proof ${t.decisionToProofSeconds} s` : null,

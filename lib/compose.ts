@@ -4,6 +4,8 @@
  */
 import type { AwsCredentialsProvider } from './adapters/aws-ec2/credentials.js';
 import { createEc2Client, Ec2ComputeFencer } from './adapters/aws-ec2/index.js';
+import { CephRbdStorageFencer } from './adapters/ceph-rbd/index.js';
+import type { CephRbdSettings } from './adapters/ceph-rbd/settings.js';
 import type { ApiEndpoint } from './adapters/kubernetes/api/endpoint.js';
 import { KubeCluster } from './adapters/kubernetes/index.js';
 import type { FencerDeps } from './app/deps.js';
@@ -27,6 +29,8 @@ export interface FencerConfig {
    * (an AWS Lambda function) does not carry the other cloud's SDK.
    */
   readonly computeFencers?: readonly ComputeFencer[];
+  /** The Ceph cluster whose RBD images the fencer isolates by blocklist; none without it. */
+  readonly ceph?: CephRbdSettings;
   /** The use cases' log; the adapters log through it too (a failed Event write, a power-off request). */
   readonly log?: AppLogger;
   readonly metrics?: Metrics;
@@ -76,6 +80,7 @@ export function composeDeps(config: FencerConfig): FencerDeps {
       ...(config.reportingInstance ? { reportingInstance: config.reportingInstance } : {}),
     }),
     compute: new ProviderRegistry(computeFencers(config, log)),
+    storage: config.ceph ? [new CephRbdStorageFencer({ settings: config.ceph })] : [],
     clock: { now: () => new Date() },
     log,
     metrics: config.metrics ?? new InMemoryMetrics(),

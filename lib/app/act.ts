@@ -70,6 +70,54 @@ async function powerOff(
   }
 }
 
+/** The deployment's storage fencer (one storage system per cluster). */
+const storageFencerOf = (deps: FencerDeps) => {
+  const fencer = deps.storage?.[0];
+  if (!fencer) throw new Error('a storage fence was decided without a storage fencer');
+  return fencer;
+};
+
+async function storageFence(
+  deps: FencerDeps,
+  action: Extract<Action, { kind: 'storage-fence' }>,
+): Promise<ActionResult> {
+  const target = { node: action.node, addresses: action.addresses };
+  const outcome = await storageFencerOf(deps).fence(target, {
+    dryRun: action.dryRun,
+    signal: AbortSignal.timeout(ACTION_BUDGET_MS),
+  });
+  switch (outcome.kind) {
+    case 'fenced':
+      return {
+        summary: `${action.node}: blocklisted ${outcome.added.map((e) => e.entry).join(', ') || 'nothing new'}${outcome.alreadyPresent.length > 0 ? `; already listed ${outcome.alreadyPresent.map((e) => e.entry).join(', ')}` : ''}; confirmed=${outcome.evidence.confirmed}`,
+      };
+    case 'already-fenced':
+      return { summary: `${action.node}: every blocklist entry already listed` };
+    case 'dry-run':
+      return {
+        summary: `${action.node}: dry run, would blocklist ${outcome.wouldAdd.map((e) => e.entry).join(', ') || 'nothing'}`,
+      };
+  }
+}
+
+async function storageLift(
+  deps: FencerDeps,
+  action: Extract<Action, { kind: 'storage-lift' }>,
+): Promise<ActionResult> {
+  const outcome = await storageFencerOf(deps).lift(
+    { node: action.node, entries: action.entries },
+    { dryRun: false, signal: AbortSignal.timeout(ACTION_BUDGET_MS) },
+  );
+  switch (outcome.kind) {
+    case 'lifted':
+      return { summary: `${action.node}: lifted ${outcome.removed.join(', ')}` };
+    case 'nothing-to-lift':
+      return { summary: `${action.node}: nothing to lift (${outcome.detail})` };
+    case 'dry-run':
+      return { summary: `${action.node}: dry run, would lift ${outcome.wouldRemove.join(', ')}` };
+  }
+}
+
 /**
  * Performs the one action a decision asked for, idempotently, and says what happened. Every
  * Kubernetes write is conditional (resourceVersion or uid); a stale decision fails instead of
@@ -125,6 +173,10 @@ export async function perform(
       );
       return { summary: summarize('pods force-deleted', action.pods, results) };
     }
+    case ActionKind.StorageFence:
+      return storageFence(deps, action);
+    case ActionKind.StorageLift:
+      return storageLift(deps, action);
     case ActionKind.DeleteVolumeAttachments: {
       const results = await inBatches(action.volumeAttachments, DELETE_CONCURRENCY, (va) =>
         deps.cluster.deleteVolumeAttachment({ name: va.name, uid: va.uid }, { dryRun: false }),

@@ -152,6 +152,7 @@ async function takeStep(
   const initial = await observe(deps, request.node, request.cluster, {
     claimTtlSeconds: CLAIM_TTL_SECONDS,
     withDisks: history.proofOfOff !== null,
+    withStorage: history.isolation?.storage === true,
     providerBudgetMs: PROVIDER_BUDGET_MS,
   });
   const { observed, decision } = await decideWithRecheck(deps, initial, request, history);

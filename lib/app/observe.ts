@@ -19,6 +19,7 @@ import type {
 import type { CSINodeView, LeaseView, NodeView, Taint } from '../ports/cluster.js';
 import type { ComputeFencer, InstanceInspection } from '../ports/compute-fencer.js';
 import type { FencerDeps } from './deps.js';
+import { isImage, observeStorage } from './observe-storage.js';
 
 /** What a step observed, plus the handles it needs to act on it. */
 export interface Observed {
@@ -35,6 +36,11 @@ export interface ObserveOptions {
   readonly withDisks: boolean;
   /** The provider reads of one observation, retries included, end within this many ms. */
   readonly providerBudgetMs: number;
+  /**
+   * Ask the storage cluster even when the node holds no image now: the run committed to fencing its
+   * storage clients, and Kubernetes may clear the VolumeAttachments before the blocklist is confirmed.
+   */
+  readonly withStorage?: boolean;
 }
 
 /**
@@ -94,6 +100,10 @@ export function parseFenceRecord(annotations: Readonly<Record<string, string>>):
         effect: value.taint.effect,
         timeAdded: value.taint.timeAdded,
       },
+      ...(Array.isArray(value.blocklist) && value.blocklist.every((e) => typeof e === 'string')
+        ? { blocklist: value.blocklist }
+        : {}),
+      ...(typeof value.bootId === 'string' || value.bootId === null ? { bootId: value.bootId } : {}),
     };
   } catch {
     return null;
@@ -121,6 +131,7 @@ export function toObservedNode(
     csiNodeIds: (csiNode?.drivers ?? []).flatMap((d) =>
       d.nodeId ? [{ driver: d.name, nodeId: d.nodeId }] : [],
     ),
+    bootId: node.bootId ?? null,
     controlPlane: CONTROL_PLANE_LABEL in node.labels,
     optedOut: FENCER_ANNOTATION.optOut in node.annotations,
     outOfServiceTaints: node.taints.filter((t) => t.key === OUT_OF_SERVICE_TAINT.key).map(toTaintSnapshot),
@@ -241,6 +252,7 @@ async function observeCluster(
   return { facts, nodes };
 }
 
+/** The node's pods and VolumeAttachments; each attachment says whether it is a network image. */
 async function observeWorkload(deps: FencerDeps, nodeName: string): Promise<ObservedWorkload> {
   const [pods, vas] = await Promise.all([
     deps.cluster.listPodsOnNode(nodeName),
@@ -265,6 +277,7 @@ async function observeWorkload(deps: FencerDeps, nodeName: string): Promise<Obse
       detachError: va.detachError?.message ?? null,
       attacher: va.attacher || null,
       csiNodeId: va.csiNodeId ?? null,
+      image: isImage(deps, va.attacher || null),
     })),
   };
 }
@@ -300,9 +313,16 @@ export async function observe(
     observeCluster(deps, nodeName, options.claimTtlSeconds),
     observeWorkload(deps, nodeName),
   ]);
-  const { instance, fencer, ref } = node
-    ? await observeInstance(deps, node, clusterRead.nodes, cluster, options)
-    : { instance: null, fencer: null, ref: null };
+  // The drivers whose isolation matters: the node's images, and those its fence record (or run) blocklisted.
+  const images = workload.volumeAttachments.filter((va) => va.image).map((va) => va.attacher);
+  const recorded = node?.fenceRecord?.blocklist?.length || options.withStorage ? [null] : [];
+  const signal = AbortSignal.timeout(options.providerBudgetMs);
+  const [{ instance, fencer, ref }, storage] = node
+    ? await Promise.all([
+        observeInstance(deps, node, clusterRead.nodes, cluster, options),
+        observeStorage(deps, node, clusterRead.nodes, [...images, ...recorded], signal),
+      ])
+    : [{ instance: null, fencer: null, ref: null }, null];
   return {
     observation: {
       observedAt: deps.clock.now().toISOString(),
@@ -310,6 +330,7 @@ export async function observe(
       cluster: clusterRead.facts,
       instance,
       workload,
+      storage,
     },
     fencer,
     ref,

@@ -1,3 +1,4 @@
+import type { BlocklistEvidence } from '../domain/blocklist.js';
 import type { RunHistory } from '../domain/history.js';
 import type { PowerEvidence } from '../domain/instance.js';
 import { Phase } from '../domain/phases.js';
@@ -21,17 +22,22 @@ export interface RunReport {
   readonly finishedAt: string;
   readonly durationSeconds: number;
   readonly proofOfOff: PowerEvidence | null;
+  /** The node's blocklist as confirmed after the decision, for a node fenced at the storage layer. */
+  readonly storageProof: BlocklistEvidence | null;
   /** The evidence of the last step. */
   readonly evidence: readonly string[];
   readonly milestones: {
     readonly decidedToFenceAt: string | null;
     readonly powerOffRequestedAt: string | null;
     readonly provenOffAt: string | null;
+    readonly storageFenceRequestedAt: string | null;
+    readonly blocklistConfirmedAt: string | null;
     readonly taintedAt: string | null;
     readonly finishedAt: string;
   };
   /** Seconds between milestones; null where a milestone was not reached. */
   readonly timings: {
+    /** To the last proof the plan needed (the machine off, the blocklist confirmed). */
     readonly decisionToProofSeconds: number | null;
     readonly proofToTaintSeconds: number | null;
     readonly taintToReleasedSeconds: number | null;
@@ -59,6 +65,13 @@ export function buildReport(input: {
   const last = steps.at(-1);
   const finishedAt = input.finishedAt.toISOString();
   const provenOffAt = history.proofOfOff?.observedAt ?? null;
+  const blocklistConfirmedAt = history.storageProof?.observedAt ?? null;
+  // The release waits for every proof: the later of the two is when it could start.
+  const provenAt =
+    [provenOffAt, blocklistConfirmedAt]
+      .filter((x) => x !== null)
+      .sort()
+      .at(-1) ?? null;
   const released = last?.phase === Phase.Fenced ? last.at : null;
   return {
     kind: input.kind,
@@ -76,17 +89,20 @@ export function buildReport(input: {
     finishedAt,
     durationSeconds: seconds(history.startedAt, finishedAt) ?? 0,
     proofOfOff: history.proofOfOff,
+    storageProof: history.storageProof,
     evidence: last?.evidence ?? [],
     milestones: {
       decidedToFenceAt: history.decidedToFenceAt,
       powerOffRequestedAt: history.powerOffRequestedAt,
       provenOffAt,
+      storageFenceRequestedAt: history.storageFenceRequestedAt,
+      blocklistConfirmedAt,
       taintedAt: history.taintedAt,
       finishedAt,
     },
     timings: {
-      decisionToProofSeconds: seconds(history.decidedToFenceAt, provenOffAt),
-      proofToTaintSeconds: seconds(provenOffAt, history.taintedAt),
+      decisionToProofSeconds: seconds(history.decidedToFenceAt, provenAt),
+      proofToTaintSeconds: seconds(provenAt, history.taintedAt),
       taintToReleasedSeconds: seconds(history.taintedAt, released),
     },
     steps,

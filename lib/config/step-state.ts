@@ -35,7 +35,30 @@ const stepRecordSchema = z.object({
   rule: z.string().max(128).nullable(),
 });
 
-/** A run's memory (lib/domain/history.ts); its consistency is checked by the domain's `assertHistory`. */
+const fenceEntrySchema = z.looseObject({
+  kind: z.enum(['range', 'address']),
+  entry: z.string().max(64),
+  source: z.string().max(128),
+});
+
+/** A blocklist observation held as proof (lib/domain/blocklist.ts `BlocklistEvidence`). */
+const blocklistEvidenceSchema = z.looseObject({
+  node: z.string().max(253),
+  observedAt: iso,
+  expected: z.array(fenceEntrySchema).max(64),
+  found: z.array(fenceEntrySchema.extend({ until: iso })).max(64),
+  missing: z.array(fenceEntrySchema).max(64),
+  related: z.array(z.looseObject({ entry: z.string().max(64), until: iso })).max(64),
+  confirmed: z.boolean(),
+});
+
+const isolationSchema = z.object({ machine: z.boolean(), storage: z.boolean(), watch: z.boolean() }).strict();
+
+/**
+ * A run's memory (lib/domain/history.ts); its consistency is checked by the domain's `assertHistory`.
+ * The storage fields are absent from a run a version without storage fencing started: such a run
+ * committed to its machine alone, and reads on as one.
+ */
 export const runHistorySchema = z
   .object({
     runId: z.string().min(1).max(80),
@@ -44,17 +67,29 @@ export const runHistorySchema = z
       .object({
         node: z.string().max(253),
         nodeUid: z.string().max(64),
-        provider: z.string().max(32),
+        // None for a node fenced at the storage layer alone (bare metal).
+        provider: z.string().max(32).nullable(),
         instanceId: z.string().max(64),
       })
       .nullable(),
     decidedToFenceAt: nullableIso,
+    isolation: isolationSchema.nullish(),
+    storageBefore: z.array(z.string().max(64)).max(64).nullish(),
+    storageProof: blocklistEvidenceSchema.nullish(),
     powerOffRequestedAt: nullableIso,
+    storageFenceRequestedAt: nullableIso.optional(),
     proofOfOff: powerEvidenceSchema.nullable(),
     taintedAt: nullableIso,
     steps: z.array(stepRecordSchema).max(100),
   })
-  .strict();
+  .strict()
+  .transform((h) => ({
+    ...h,
+    isolation: h.isolation ?? (h.target === null ? null : { machine: true, storage: false, watch: false }),
+    storageBefore: h.storageBefore ?? (h.target === null ? null : []),
+    storageProof: h.storageProof ?? null,
+    storageFenceRequestedAt: h.storageFenceRequestedAt ?? null,
+  }));
 
 /** The last step's decision (lib/app/outcome.ts); only what the next step reads is checked closely. */
 export const stepDecisionSchema = z.looseObject({

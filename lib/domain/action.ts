@@ -14,6 +14,8 @@ export const ActionKind = {
   DeleteVolumeAttachments: 'delete-volume-attachments',
   RemoveTaint: 'remove-taint',
   ClearFenceRecord: 'clear-fence-record',
+  StorageFence: 'storage-fence',
+  StorageLift: 'storage-lift',
 } as const;
 export type ActionKind = (typeof ActionKind)[keyof typeof ActionKind];
 
@@ -32,6 +34,25 @@ export interface PowerOffAction {
   readonly dryRun: boolean;
   readonly skipOsShutdown: boolean;
   readonly allowTerminate: boolean;
+}
+
+/**
+ * Isolate the node's storage clients (Ceph: blocklist its addresses in the OSD map), then read the list
+ * back. With `dryRun` only what would be added is reported.
+ */
+export interface StorageFenceAction {
+  readonly kind: typeof ActionKind.StorageFence;
+  readonly node: string;
+  /** The node's InternalIP addresses, as observed. */
+  readonly addresses: readonly string[];
+  readonly dryRun: boolean;
+}
+
+/** Un-fence: remove exactly the blocklist entries the fence record says the fencer added. */
+export interface StorageLiftAction {
+  readonly kind: typeof ActionKind.StorageLift;
+  readonly node: string;
+  readonly entries: readonly string[];
 }
 
 /**
@@ -102,7 +123,9 @@ export type Action =
   | DeletePodsAction
   | DeleteVolumeAttachmentsAction
   | RemoveTaintAction
-  | ClearFenceRecordAction;
+  | ClearFenceRecordAction
+  | StorageFenceAction
+  | StorageLiftAction;
 
 /** Actions that release the node's volumes: each needs proof of off first (safety.md rule 1). */
 export const RELEASE_ACTIONS: ReadonlySet<ActionKind> = new Set<ActionKind>([

@@ -62,3 +62,17 @@ export interface BlocklistEvidence {
   /** `expected` is not empty and nothing is `missing`. */
   readonly confirmed: boolean;
 }
+
+/**
+ * Whether a CSI driver serves network block images whose lock is the client's watch (Ceph RBD: ceph-csi's
+ * `rbd.csi.ceph.com`, or Rook's `<namespace>.rbd.csi.ceph.com`). Such a volume is released by isolating
+ * the node's storage clients, not by detaching anything from its machine.
+ */
+export const isNetworkImageDriver = (driver: string | null | undefined): boolean =>
+  driver !== null && driver !== undefined && /(^|\.)rbd\.csi\.ceph\.com$/.test(driver);
+
+/**
+ * How long after its machine is proven off an RBD image's old watch is surely gone: Ceph's
+ * `osd_client_watch_timeout` (30 s by default) plus a margin. A power-off alone frees an image only then.
+ */
+export const WATCH_EXPIRY_SECONDS = 45;

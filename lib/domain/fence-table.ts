@@ -35,6 +35,13 @@ import {
   stillOff,
   toleratingPods,
 } from './rules/release.js';
+import {
+  addressesUnique,
+  confirmStorage,
+  stillIsolated,
+  storageObserved,
+  watchesGone,
+} from './rules/storage.js';
 import { PollSeconds } from './timing.js';
 
 /** Unreachable when the table is complete (a property test asserts it); waiting is the safe default. */
@@ -54,6 +61,7 @@ export const FENCE_TABLE: readonly Rule<FenceContext>[] = [
   sameTarget,
   evidenceNamesInstance,
   instanceUnique,
+  addressesUnique,
   identityConsistent,
   // Never fence a live node, re-checked every step (rule 2)
   nodeNotReady,
@@ -70,14 +78,19 @@ export const FENCE_TABLE: readonly Rule<FenceContext>[] = [
   // Blast radius (rule 4)
   unhealthyWithinLimits,
   inFlightWithinLimits,
+  // Storage isolation (rule 1 for network images)
+  storageObserved,
   // Power (rule 1, first half; rule 8)
   instanceStoppable,
   powerObserved,
   dryRunReport,
   commit,
+  confirmStorage,
   confirmOff,
   // Release (rule 1, second half; rules 5, 6)
   stillOff,
+  stillIsolated,
+  watchesGone,
   addTaint,
   clearStaleRecord,
   legacyDeletePods,

@@ -4,9 +4,11 @@
  * else, so a crashed step loses nothing (safety.md rule 7).
  */
 import { ActionKind } from './action.js';
+import type { BlocklistEvidence } from './blocklist.js';
 import type { Decision } from './decision.js';
 import { ValidationError } from './errors.js';
 import { isOff, type PowerEvidence, type ProviderName } from './instance.js';
+import { type IsolationPlan, isolationPlan, listedEntries } from './isolation.js';
 import { outOfServiceState } from './node-marks.js';
 import type { Observation } from './observation.js';
 import { Phase } from './phases.js';
@@ -22,11 +24,14 @@ export interface StepRecord {
   readonly rule: string | null;
 }
 
-/** The node and instance the run committed to. A run never switches target halfway. */
+/**
+ * The node and machine the run committed to. A run never switches target halfway. A node fenced at the
+ * storage layer only may have no machine the fencer knows (bare metal): then `instanceId` is empty.
+ */
 export interface FenceTarget {
   readonly node: string;
   readonly nodeUid: string;
-  readonly provider: ProviderName;
+  readonly provider: ProviderName | null;
   readonly instanceId: string;
 }
 
@@ -38,8 +43,16 @@ export interface RunHistory {
   readonly target: FenceTarget | null;
   /** When the run committed to fencing: the latest time in the committing step's observation. */
   readonly decidedToFenceAt: string | null;
+  /** The proofs the node's release needs, fixed when the run committed. */
+  readonly isolation: IsolationPlan | null;
+  /** Blocklist entries already listed when the run committed: someone else's, never the fencer's to lift. */
+  readonly storageBefore: readonly string[] | null;
+  /** The first blocklist observation, made after the decision, that confirms every entry the node needs. */
+  readonly storageProof: BlocklistEvidence | null;
   /** When a (real, not dry-run) power-off was last requested. */
   readonly powerOffRequestedAt: string | null;
+  /** When a (real, not dry-run) storage fence was last requested. */
+  readonly storageFenceRequestedAt: string | null;
   /** The first provider observation, made after `decidedToFenceAt`, showing the target off (safety.md rule 1). */
   readonly proofOfOff: PowerEvidence | null;
   /** When a NoExecute out-of-service taint was first seen on the node after the proof. */
@@ -57,14 +70,22 @@ export const startRun = (runId: string, startedAt: string): RunHistory => ({
   startedAt,
   target: null,
   decidedToFenceAt: null,
+  isolation: null,
+  storageBefore: null,
+  storageProof: null,
   powerOffRequestedAt: null,
+  storageFenceRequestedAt: null,
   proofOfOff: null,
   taintedAt: null,
   steps: [],
 });
 
 /** The phases in which a step commits the run to fencing. */
-const COMMITTING_PHASES: ReadonlySet<Phase> = new Set<Phase>([Phase.PowerOff, Phase.ConfirmOff]);
+const COMMITTING_PHASES: ReadonlySet<Phase> = new Set<Phase>([
+  Phase.StorageFence,
+  Phase.PowerOff,
+  Phase.ConfirmOff,
+]);
 
 /**
  * The proof of off this observation gives, if any: the committed target instance, reported off
@@ -80,6 +101,20 @@ export function proofFrom(history: RunHistory, observation: Observation): PowerE
   if (!isOff(power.state)) return null;
   const after = instant(power.observedAt, 'power.observedAt') > instant(decidedToFenceAt, 'decidedToFenceAt');
   return after ? power : null;
+}
+
+/**
+ * The storage proof this observation gives, if any: the node's blocklist confirmed by an observation
+ * made strictly after the decision to fence (the committing step itself never supplies it).
+ */
+export function storageProofFrom(history: RunHistory, observation: Observation): BlocklistEvidence | null {
+  const { decidedToFenceAt } = history;
+  const blocklist = observation.storage?.blocklist;
+  if (decidedToFenceAt === null || !blocklist?.ok || !blocklist.value.confirmed) return null;
+  const after =
+    instant(blocklist.value.observedAt, 'blocklist.observedAt') >
+    instant(decidedToFenceAt, 'decidedToFenceAt');
+  return after ? blocklist.value : null;
 }
 
 /**
@@ -102,7 +137,16 @@ export function assertHistory(history: RunHistory): void {
     if (target !== null && proofOfOff.instanceId !== target.instanceId)
       problems.push('proofOfOff is about another instance');
   }
-  if (taintedAt !== null && proofOfOff === null) problems.push('taintedAt without proofOfOff');
+  if (history.storageProof !== null) {
+    const decided = decidedToFenceAt === null ? null : instant(decidedToFenceAt, 'decidedToFenceAt');
+    if (decided === null || instant(history.storageProof.observedAt, 'storageProof.observedAt') <= decided) {
+      problems.push('storageProof was not observed after decidedToFenceAt');
+    }
+    if (!history.storageProof.confirmed) problems.push('storageProof does not confirm the blocklist');
+  }
+  if ((target === null) !== (history.isolation === null)) problems.push('target and isolation go together');
+  if (taintedAt !== null && proofOfOff === null && history.storageProof === null)
+    problems.push('taintedAt without any proof');
   if (problems.length > 0) throw new ValidationError(`inconsistent run history: ${problems.join('; ')}`);
 }
 
@@ -118,13 +162,19 @@ function latestTimeIn(observation: Observation): string {
 
 function committedTarget(observation: Observation): FenceTarget | null {
   const { node, instance } = observation;
-  if (node === null || !instance?.resolved) return null;
-  return {
-    node: node.name,
-    nodeUid: node.uid,
-    provider: instance.ref.provider,
-    instanceId: instance.ref.instanceId,
-  };
+  if (node === null) return null;
+  if (instance?.resolved) {
+    return {
+      node: node.name,
+      nodeUid: node.uid,
+      provider: instance.ref.provider,
+      instanceId: instance.ref.instanceId,
+    };
+  }
+  // A node fenced only at the storage layer (bare metal) has no machine to name.
+  return isolationPlan(observation).machine
+    ? null
+    : { node: node.name, nodeUid: node.uid, provider: null, instanceId: '' };
 }
 
 /** The fields of a decision that {@link record} needs. */
@@ -136,11 +186,21 @@ export function record(history: RunHistory, decision: StepOutcome, observation: 
   const commits = history.decidedToFenceAt === null && COMMITTING_PHASES.has(decision.phase);
   const target = commits ? committedTarget(observation) : history.target;
   const decidedToFenceAt = commits && target !== null ? latestTimeIn(observation) : history.decidedToFenceAt;
+  const committing = commits && target !== null;
+  const blocklist = observation.storage?.blocklist;
+  const isolation = committing ? isolationPlan(observation) : history.isolation;
+  const storageBefore = committing
+    ? blocklist?.ok
+      ? listedEntries(blocklist.value)
+      : []
+    : history.storageBefore;
   const requestsPowerOff = decision.action?.kind === ActionKind.PowerOff && !decision.action.dryRun;
+  const requestsStorageFence = decision.action?.kind === ActionKind.StorageFence && !decision.action.dryRun;
   const proofOfOff = history.proofOfOff ?? proofFrom(history, observation);
+  const storageProof = history.storageProof ?? storageProofFrom(history, observation);
   const node = observation.node;
   const tainted =
-    proofOfOff !== null &&
+    (proofOfOff !== null || storageProof !== null) &&
     node !== null &&
     outOfServiceState(node.outOfServiceTaints, node.fenceRecord).releasing;
   const step: StepRecord = {
@@ -154,7 +214,11 @@ export function record(history: RunHistory, decision: StepOutcome, observation: 
     ...history,
     target,
     decidedToFenceAt,
+    isolation,
+    storageBefore,
+    storageProof,
     powerOffRequestedAt: requestsPowerOff ? at : history.powerOffRequestedAt,
+    storageFenceRequestedAt: requestsStorageFence ? at : history.storageFenceRequestedAt,
     proofOfOff,
     taintedAt: history.taintedAt ?? (tainted ? at : null),
     steps: [...history.steps, step].slice(-MAX_STEPS),

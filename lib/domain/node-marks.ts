@@ -45,6 +45,10 @@ export interface FenceRecord {
   readonly proof: string;
   /** The exact taint the fencer added. Only a taint equal to it in all four fields is the fencer's. */
   readonly taint: TaintSnapshot;
+  /** Blocklist entries the fencer added to isolate the node's storage clients: exactly what it lifts. */
+  readonly blocklist?: readonly string[];
+  /** The node's bootID at the fence: a new one proves a reboot where no compute provider is asked. */
+  readonly bootId?: string | null;
 }
 
 /** The minor version from which the out-of-service taint releases volumes (beta, on by default). */

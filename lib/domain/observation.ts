@@ -3,6 +3,8 @@
  * else: no in-memory state survives between steps, so everything it needs is in here or in the history.
  * Plain JSON: every time is ISO 8601 with a zone, every optional value is `null` rather than absent.
  */
+
+import type { BlocklistEvidence } from './blocklist.js';
 import type { ProviderIdProblem } from './errors.js';
 import type {
   DiskAttachment,
@@ -23,6 +25,8 @@ export interface ProviderFault {
   readonly message: string;
   /** The provider refused for load (throttling): asking again at once only makes it worse. */
   readonly throttled?: boolean;
+  /** A storage system's failure code (e.g. `MgrUnreachable`, `AuthRefused`), when it gave one. */
+  readonly code?: string;
 }
 
 /** A provider answer or the fault that prevented it. */
@@ -67,6 +71,8 @@ export interface ObservedNode {
   readonly addresses: readonly NodeAddress[];
   /** The node's ids in its CSINode object, one per CSI driver; empty when there is no CSINode. */
   readonly csiNodeIds: readonly CsiNodeId[];
+  /** status.nodeInfo.bootID: a new one proves a reboot where there is no compute provider to ask. */
+  readonly bootId: string | null;
   /** Carries the `node-role.kubernetes.io/control-plane` label. */
   readonly controlPlane: boolean;
   /** Carries the fencer's opt-out annotation. */
@@ -136,6 +142,11 @@ export interface ObservedVolumeAttachment {
   readonly detachError: string | null;
   /** spec.attacher: the CSI driver. */
   readonly attacher: string | null;
+  /**
+   * The volume is a network image whose lock is the node's client (Ceph RBD), not a disk attached to its
+   * machine: isolating the node's storage clients releases it.
+   */
+  readonly image: boolean;
   /** The attacher's id for the node (annotation `csi.alpha.kubernetes.io/node-id`), when set. */
   readonly csiNodeId: string | null;
 }
@@ -144,6 +155,18 @@ export interface ObservedVolumeAttachment {
 export interface ObservedWorkload {
   readonly pods: readonly ObservedPod[];
   readonly volumeAttachments: readonly ObservedVolumeAttachment[];
+}
+
+/** The node's storage clients, as the storage system sees them (Ceph's OSD blocklist). */
+export interface ObservedStorage {
+  /** The storage system whose fencer isolates the node's images, e.g. `ceph-rbd`. */
+  readonly storage: string;
+  /** The node's InternalIP addresses: what its clients are fenced by. */
+  readonly addresses: readonly string[];
+  /** Other Node objects that report one of those addresses: fencing them would cut that node off too. */
+  readonly otherNodesSharingAddresses: readonly string[];
+  /** The blocklist entries the node needs, and what the storage cluster lists. */
+  readonly blocklist: Fallible<BlocklistEvidence>;
 }
 
 /** Everything one step observed. */
@@ -156,4 +179,6 @@ export interface Observation {
   /** `null` when there is no node to resolve an instance from. */
   readonly instance: ObservedInstance | null;
   readonly workload: ObservedWorkload;
+  /** The node's storage isolation; `null` when no storage fencer serves its images (or it holds none). */
+  readonly storage: ObservedStorage | null;
 }

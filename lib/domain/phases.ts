@@ -7,6 +7,8 @@
 export const Phase = {
   /** Checking the node, its instance and the cluster before committing to anything. */
   Assess: 'Assess',
+  /** The node's storage clients are being isolated (Ceph OSD blocklist), then confirmed. */
+  StorageFence: 'StorageFence',
   /** A power-off has been (re-)requested from the provider. */
   PowerOff: 'PowerOff',
   /** Committed to fencing; waiting for a provider observation that proves the instance off. */
@@ -35,6 +37,7 @@ export type Phase = (typeof Phase)[keyof typeof Phase];
 /** Phases a fence run moves through, in order, before it ends. */
 export const FENCE_PHASES: readonly Phase[] = [
   Phase.Assess,
+  Phase.StorageFence,
   Phase.PowerOff,
   Phase.ConfirmOff,
   Phase.Taint,

@@ -26,6 +26,7 @@ export const Reason = {
   InstanceClaimedByOtherNode: 'InstanceClaimedByOtherNode',
   IdentityMismatch: 'IdentityMismatch',
   IdentityUnproven: 'IdentityUnproven',
+  AddressSharedWithOtherNode: 'AddressSharedWithOtherNode',
   // Bounded blast radius (rule 4)
   TooManyUnhealthy: 'TooManyUnhealthy',
   TooManyInFlight: 'TooManyInFlight',
@@ -37,6 +38,12 @@ export const Reason = {
   PowerOffNotConfirmed: 'PowerOffNotConfirmed',
   ProviderApiError: 'ProviderApiError',
   ProviderThrottled: 'ProviderThrottled',
+  // Storage isolation (rule 1 for network images)
+  NoAddressToFence: 'NoAddressToFence',
+  StorageUnreachable: 'StorageUnreachable',
+  StorageAuthRefused: 'StorageAuthRefused',
+  StorageCommandFailed: 'StorageCommandFailed',
+  BlocklistNotConfirmed: 'BlocklistNotConfirmed',
   // Releasing volumes
   OutOfServiceUnsupported: 'OutOfServiceUnsupported',
   DrainNotComplete: 'DrainNotComplete',
@@ -73,6 +80,8 @@ export const REASON_SENTENCES: Readonly<Record<Reason, string>> = {
   IdentityMismatch: "The node's addresses or CSI node IDs contradict the instance its providerID names.",
   IdentityUnproven:
     'Nothing but the providerID ties the node to the instance (no matching address, host name or CSI node ID).',
+  AddressSharedWithOtherNode:
+    "Another Node reports one of this node's addresses; blocklisting it would cut that node off from storage too.",
   TooManyUnhealthy: 'Too many nodes are unhealthy at once; the network, not the nodes, is probably broken.',
   TooManyInFlight: 'Too many fencings are already in flight in this cluster.',
   AlreadyInProgress: 'Another run is already fencing this node; this run waits for it.',
@@ -82,6 +91,14 @@ export const REASON_SENTENCES: Readonly<Record<Reason, string>> = {
   PowerOffNotConfirmed: 'The provider did not report the instance off before the deadline.',
   ProviderApiError: "The provider's API failed; its answer is not evidence of anything.",
   ProviderThrottled: "The provider's API is throttling the fencer; its answer is not evidence of anything.",
+  NoAddressToFence:
+    'The node has no InternalIP and no configured range: its storage clients cannot be fenced.',
+  StorageUnreachable:
+    "The storage cluster's API did not answer; nothing is known about the node's isolation.",
+  StorageAuthRefused: "The storage cluster's API refused the fencer's credentials.",
+  StorageCommandFailed: 'The storage cluster ran the fencing command and said it failed.',
+  BlocklistNotConfirmed:
+    "The storage cluster did not show every entry of the node's blocklist before the deadline.",
   OutOfServiceUnsupported: 'The API server is older than 1.26 and cannot act on the out-of-service taint.',
   DrainNotComplete: "The node's pods, VolumeAttachments or disks did not clear before the deadline.",
   PodToleratesOutOfService:

@@ -4,6 +4,7 @@
  */
 import type { Rule } from './decision.js';
 import {
+  liftBlocklist,
   nodeReadyAgain,
   powerCycled,
   removeTaint,
@@ -26,5 +27,6 @@ export const UNFENCE_TABLE: readonly Rule<UnfenceContext>[] = [
   unfenceInstanceOwned,
   powerCycled,
   unfenceDryRun,
+  liftBlocklist,
   removeTaint,
 ];

@@ -28,6 +28,8 @@ export interface NodeView extends SweepNode {
   /** The Ready condition's reason (`KubeletReady`, `NodeStatusUnknown`, `NodeStatusNeverUpdated`, ...). */
   readonly readyReason?: string;
   readonly addresses: readonly NodeAddressView[];
+  /** status.nodeInfo.bootID: changes on every reboot. */
+  readonly bootId?: string;
   readonly taints: readonly Taint[];
 }
 

@@ -40,6 +40,7 @@ export const toNodeView = (node: V1Node): NodeView => {
     lastHeartbeat: isoTime(ready?.lastHeartbeatTime),
     ...(ready?.reason ? { readyReason: ready.reason } : {}),
     addresses: (node.status?.addresses ?? []).map((a) => ({ type: a.type, address: a.address })),
+    ...(node.status?.nodeInfo?.bootID ? { bootId: node.status.nodeInfo.bootID } : {}),
     providerId: node.spec?.providerID || undefined,
     unschedulable: node.spec?.unschedulable === true,
     labels: { ...node.metadata?.labels },

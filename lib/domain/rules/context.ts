@@ -2,11 +2,14 @@
  * The facts every fence rule reads, computed once per step so that rules stay one-liners and agree with
  * each other (the same "now", the same proof, the same resolved strategy).
  */
+
+import type { BlocklistEvidence } from '../blocklist.js';
 import type { Rule } from '../decision.js';
 import { ValidationError } from '../errors.js';
 import { describeFallible, describeNode, describePower } from '../evidence.js';
-import { assertHistory, proofFrom, type RunHistory } from '../history.js';
+import { assertHistory, proofFrom, type RunHistory, storageProofFrom } from '../history.js';
 import { type InstanceRef, isOff, type PowerEvidence } from '../instance.js';
+import { type IsolationPlan, isolationPlan } from '../isolation.js';
 import { type OutOfServiceState, outOfServiceState } from '../node-marks.js';
 import type { Observation, ObservedInstance, ObservedNode } from '../observation.js';
 import { Phase } from '../phases.js';
@@ -28,6 +31,12 @@ export interface FenceContext {
   readonly decidedAt: number | null;
   /** Proof of off: held from an earlier step, or supplied by this observation. */
   readonly proof: PowerEvidence | null;
+  /** Which proofs the release needs: fixed at the commitment, else what this observation calls for. */
+  readonly plan: IsolationPlan;
+  /** Proof that the node's storage clients are fenced: held, or supplied by this observation. */
+  readonly storageProof: BlocklistEvidence | null;
+  /** The node's blocklist as listed now, when the storage cluster answered. */
+  readonly blocklist: BlocklistEvidence | null;
   readonly strategy: ResolvedStrategy | null;
   readonly node: ObservedNode | null;
   /** Who holds the node's out-of-service taints; `null` when there is no node. */
@@ -70,6 +79,9 @@ export function fenceContext(
     decidedAt:
       history.decidedToFenceAt === null ? null : instant(history.decidedToFenceAt, 'decidedToFenceAt'),
     proof: history.proofOfOff ?? proofFrom(history, observation),
+    plan: history.isolation ?? isolationPlan(observation),
+    storageProof: history.storageProof ?? storageProofFrom(history, observation),
+    blocklist: observation.storage?.blocklist.ok ? observation.storage.blocklist.value : null,
     strategy: resolveStrategy(request.strategy, observation.cluster.serverVersion),
     node,
     taints: node === null ? null : outOfServiceState(node.outOfServiceTaints, node.fenceRecord),
@@ -85,10 +97,23 @@ export const committed = (ctx: FenceContext): boolean => ctx.decidedAt !== null;
 /** Whether the provider says, in this observation, that the instance is off. */
 export const currentlyOff = (ctx: FenceContext): boolean => ctx.power !== null && isOff(ctx.power.state);
 
+/** Whether every proof the plan needs is held: the node's volumes may be released. */
+export const proven = (ctx: FenceContext): boolean =>
+  (!ctx.plan.machine || ctx.proof !== null) && (!ctx.plan.storage || ctx.storageProof !== null);
+
+/**
+ * Whether the node still holds a network image (a VolumeAttachment of one). Once the storage proof is
+ * held and none is left, every image has been released under that proof and the storage cluster has
+ * nothing more to show: the app stops asking it (it asks only for the node's images).
+ */
+export const holdsImages = (ctx: FenceContext): boolean =>
+  ctx.observation.workload.volumeAttachments.some((va) => va.image);
+
 /** The phase a waiting step reports: where the run stands. */
 export function stagePhase(ctx: FenceContext): Phase {
   if (!committed(ctx)) return Phase.Assess;
-  if (ctx.proof === null) return Phase.ConfirmOff;
+  if (ctx.plan.storage && ctx.storageProof === null) return Phase.StorageFence;
+  if (ctx.plan.machine && ctx.proof === null) return Phase.ConfirmOff;
   return ctx.taints?.releasing ? Phase.Drain : Phase.Taint;
 }
 
@@ -103,5 +128,9 @@ export function baseEvidence(ctx: FenceContext): string[] {
   if (ctx.history.decidedToFenceAt !== null)
     lines.push(`decided to fence at ${ctx.history.decidedToFenceAt}`);
   if (ctx.proof !== null) lines.push(`proof of off: ${describePower(ctx.proof)}`);
+  if (ctx.storageProof !== null)
+    lines.push(
+      `storage fenced: ${ctx.storageProof.found.map((e) => e.entry).join(', ')} listed at ${ctx.storageProof.observedAt}`,
+    );
   return lines;
 }

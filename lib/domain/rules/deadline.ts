@@ -6,7 +6,7 @@ import { halt, type Outcome, wait } from '../decision.js';
 import { Phase } from '../phases.js';
 import { Reason } from '../reasons.js';
 import { instant, isoAt } from '../time.js';
-import type { FenceContext } from './context.js';
+import { type FenceContext, proven } from './context.js';
 
 interface Deadline {
   readonly at: number;
@@ -21,15 +21,23 @@ interface Deadline {
  */
 export function deadlineOf(ctx: FenceContext): Deadline {
   const { limits } = ctx.request;
-  if (ctx.proof !== null) {
-    const from = ctx.history.taintedAt ?? ctx.proof.observedAt;
+  if (ctx.decidedAt !== null && proven(ctx)) {
+    // Drain: from the taint, else from the last proof that made the release possible.
+    const proofs = [ctx.proof?.observedAt, ctx.storageProof?.observedAt].filter(
+      (t): t is string => t !== undefined,
+    );
+    const from = ctx.history.taintedAt ?? proofs.sort().at(-1) ?? isoAt(ctx.decidedAt);
     return {
       at: instant(from, 'taintedAt') + limits.drainDeadlineSeconds * 1000,
       reason: Reason.DrainNotComplete,
     };
   }
   if (ctx.decidedAt !== null) {
-    return { at: ctx.decidedAt + limits.powerOffDeadlineSeconds * 1000, reason: Reason.PowerOffNotConfirmed };
+    const storageFirst = ctx.plan.storage && ctx.storageProof === null;
+    return {
+      at: ctx.decidedAt + limits.powerOffDeadlineSeconds * 1000,
+      reason: storageFirst ? Reason.BlocklistNotConfirmed : Reason.PowerOffNotConfirmed,
+    };
   }
   const started = instant(ctx.history.startedAt, 'startedAt');
   return { at: started + limits.powerOffDeadlineSeconds * 1000, reason: Reason.ProviderApiError };

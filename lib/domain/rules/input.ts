@@ -26,9 +26,10 @@ export const providerIdPresent: FenceRule = {
     const missing =
       ctx.node.providerId === null ||
       (ctx.observation.instance?.resolved === false && ctx.observation.instance.problem === 'missing');
-    return missing
-      ? halt(Phase.Refused, Reason.ProviderIdMissing, [`node ${ctx.node.name} has no spec.providerID`])
-      : Compliant;
+    if (!missing) return Compliant;
+    // A node whose volumes are all fenced at the storage layer (bare metal with Ceph) needs no machine.
+    if (!ctx.plan.machine) return NotApplicable;
+    return halt(Phase.Refused, Reason.ProviderIdMissing, [`node ${ctx.node.name} has no spec.providerID`]);
   },
 };
 
@@ -39,6 +40,7 @@ export const providerIdParses: FenceRule = {
     const instance = ctx.observation.instance;
     if (instance === null) return NotApplicable;
     if (instance.resolved) return Compliant;
+    if (instance.problem === 'missing') return NotApplicable;
     const evidence = [`providerID ${JSON.stringify(ctx.node?.providerId)}: ${instance.detail}`];
     return instance.problem === 'unknown-provider'
       ? halt(Phase.Refused, Reason.UnknownProvider, evidence)
@@ -51,16 +53,16 @@ export const sameTarget: FenceRule = {
   contract: 'safety.md 3 and 7: a run acts only on the node and instance it committed to',
   check: (ctx) => {
     const target = ctx.history.target;
-    if (target === null || ctx.node === null || ctx.ref === null) return NotApplicable;
-    const same =
-      ctx.node.uid === target.nodeUid &&
-      ctx.ref.instanceId === target.instanceId &&
-      ctx.ref.provider === target.provider;
+    if (target === null || ctx.node === null) return NotApplicable;
+    // A storage-only target names no machine; a node that now names one changed identity too.
+    const machine = ctx.ref === null ? null : `${ctx.ref.provider}/${ctx.ref.instanceId}`;
+    const committedMachine = target.provider === null ? null : `${target.provider}/${target.instanceId}`;
+    const same = ctx.node.uid === target.nodeUid && machine === committedMachine;
     return same
       ? Compliant
       : halt(Phase.Refused, Reason.TargetChanged, [
-          `committed to node uid ${target.nodeUid}, instance ${target.provider}/${target.instanceId}`,
-          `now node uid ${ctx.node.uid}, instance ${ctx.ref.provider}/${ctx.ref.instanceId}`,
+          `committed to node uid ${target.nodeUid}, instance ${committedMachine ?? 'none'}`,
+          `now node uid ${ctx.node.uid}, instance ${machine ?? 'none'}`,
         ]);
   },
 };

@@ -2,6 +2,7 @@
  * What a real run would do from here, in words, for the dry-run report (safety.md rule 8). It describes
  * the path the decision table would take, so a reader can compare the report with the real run.
  */
+import { WATCH_EXPIRY_SECONDS } from '../blocklist.js';
 import { OUT_OF_SERVICE_TAINT } from '../node-marks.js';
 import { Strategy } from '../request.js';
 import { mayDeleteVolumeAttachments } from '../strategy.js';
@@ -9,19 +10,42 @@ import { currentlyOff, type FenceContext } from './context.js';
 
 const taintText = `${OUT_OF_SERVICE_TAINT.key}=${OUT_OF_SERVICE_TAINT.value}:${OUT_OF_SERVICE_TAINT.effect}`;
 
+/** The storage fence's steps: blocklist the node's addresses, then confirm them listed. */
+function storageSteps(ctx: FenceContext): string[] {
+  if (!ctx.plan.storage) return [];
+  const storage = ctx.observation.storage;
+  const listing = storage?.blocklist.ok ? storage.blocklist.value : null;
+  const entries = (listing?.expected ?? []).map((e) => e.entry);
+  const what = entries.length > 0 ? entries.join(', ') : (storage?.addresses.join(', ') ?? 'its addresses');
+  const images = ctx.observation.workload.volumeAttachments.filter((va) => va.image).length;
+  return [
+    `blocklist node ${ctx.request.node}'s storage clients on ${storage?.storage ?? 'the storage cluster'} (${what}), releasing its ${images} RBD images`,
+    `wait up to ${ctx.request.limits.powerOffDeadlineSeconds}s for the blocklist to list every entry`,
+  ];
+}
+
 /** The remaining steps of a real run, each a short imperative phrase. */
 export function dryRunPlan(ctx: FenceContext): string[] {
   const { request, power, taints } = ctx;
   const { limits } = request;
-  const steps: string[] = [];
-  if (!currentlyOff(ctx)) {
-    const terminate = request.allowTerminate && power?.lifecycle === 'spot-one-time';
-    const how = `${terminate ? 'terminate' : 'stop'}${request.skipOsShutdown ? ', skipping the OS shutdown' : ''}`;
-    steps.push(`power off instance ${ctx.ref?.instanceId} (${how}; ${power?.state ?? 'state unknown'} now)`);
+  const steps: string[] = [...storageSteps(ctx)];
+  if (ctx.plan.machine) {
+    if (!currentlyOff(ctx)) {
+      const terminate = request.allowTerminate && power?.lifecycle === 'spot-one-time';
+      const how = `${terminate ? 'terminate' : 'stop'}${request.skipOsShutdown ? ', skipping the OS shutdown' : ''}`;
+      steps.push(
+        `power off instance ${ctx.ref?.instanceId} (${how}; ${power?.state ?? 'state unknown'} now)`,
+      );
+    }
+    steps.push(
+      `wait up to ${limits.powerOffDeadlineSeconds}s for the provider to report it stopped, terminated or gone`,
+    );
   }
-  steps.push(
-    `wait up to ${limits.powerOffDeadlineSeconds}s for the provider to report it stopped, terminated or gone`,
-  );
+  if (ctx.plan.watch) {
+    steps.push(
+      `wait ${WATCH_EXPIRY_SECONDS}s more for the old watches on its RBD images to expire (no storage fencer is configured)`,
+    );
+  }
   if (!taints?.releasing) steps.push(`taint node ${request.node} ${taintText} with a fence record`);
   if (taints?.staleRecord) steps.push('clear the stale fence record, whose taint is gone');
   if (ctx.strategy === Strategy.Legacy) {
@@ -46,7 +70,7 @@ export function dryRunPlan(ctx: FenceContext): string[] {
   const { pods, volumeAttachments } = ctx.observation.workload;
   steps.push(
     `wait up to ${limits.drainDeadlineSeconds}s for its ${pods.length} pods, ` +
-      `${volumeAttachments.length} VolumeAttachments and attached disks to clear`,
+      `${volumeAttachments.length} VolumeAttachments${ctx.plan.machine ? ' and attached disks' : ''} to clear`,
   );
   return steps;
 }

@@ -13,6 +13,7 @@ import { PollSeconds } from '../timing.js';
 import { committed, currentlyOff, type FenceContext, type FenceRule, stagePhase } from './context.js';
 import { expired, waitOrExpire } from './deadline.js';
 import { dryRunPlan } from './plan.js';
+import { storageFence } from './storage.js';
 
 const powerOff = (ctx: FenceContext, instance: InstanceRef): PowerOffAction => ({
   kind: ActionKind.PowerOff,
@@ -26,7 +27,8 @@ export const instanceStoppable: FenceRule = {
   id: 'instance-stoppable',
   contract: 'pain.md 9: one-time Spot instances cannot be stopped, only terminated',
   check: (ctx) => {
-    if (ctx.power === null || ctx.proof !== null || currentlyOff(ctx)) return NotApplicable;
+    if (!ctx.plan.machine || ctx.power === null || ctx.proof !== null || currentlyOff(ctx))
+      return NotApplicable;
     if (ctx.power.lifecycle !== 'spot-one-time' || ctx.request.allowTerminate) return Compliant;
     return halt(Phase.Refused, Reason.InstanceNotStoppable, [
       `${ctx.power.instanceId} is a one-time Spot instance`,
@@ -38,7 +40,8 @@ export const powerObserved: FenceRule = {
   id: 'power-observed',
   contract: 'safety.md 1: an API error or an unknown state is not evidence of anything',
   check: (ctx) => {
-    if (ctx.instance === null) return NotApplicable;
+    // A node fenced at the storage layer only does not wait on its machine's power state.
+    if (ctx.instance === null || !ctx.plan.machine) return NotApplicable;
     const power = ctx.instance.power;
     if (power.ok && power.value.state !== PowerState.Unknown) return Compliant;
     const fault = power.ok
@@ -62,8 +65,13 @@ export const dryRunReport: FenceRule = {
   id: 'dry-run-report',
   contract: 'safety.md 8: dry run changes nothing and says what would have happened',
   check: (ctx) => {
-    if (!ctx.request.dryRun || ctx.ref === null) return NotApplicable;
-    const action = currentlyOff(ctx) ? null : powerOff(ctx, ctx.ref);
+    if (!ctx.request.dryRun || (ctx.ref === null && !ctx.plan.storage)) return NotApplicable;
+    // The provider's own dry run of the first mutating call a real run would make.
+    const action = ctx.plan.storage
+      ? storageFence(ctx)
+      : ctx.ref === null || currentlyOff(ctx)
+        ? null
+        : powerOff(ctx, ctx.ref);
     const plan = dryRunPlan(ctx);
     return act(Phase.DryRunReported, action, `Dry run: would ${plan.join(', then ')}.`, plan);
   },
@@ -73,7 +81,23 @@ export const commit: FenceRule = {
   id: 'commit',
   contract: 'workflow: every check passed; decide to fence and force the instance off',
   check: (ctx) => {
-    if (committed(ctx) || ctx.ref === null) return NotApplicable;
+    if (committed(ctx)) return NotApplicable;
+    // Storage first: it isolates the node's images at once, whether or not the machine goes off.
+    if (ctx.plan.storage) {
+      if (ctx.blocklist?.confirmed) {
+        return wait(
+          Phase.StorageFence,
+          0,
+          'Decided to fence; the blocklist already holds, confirming with a fresh look.',
+        );
+      }
+      return act(
+        Phase.StorageFence,
+        storageFence(ctx),
+        "Decided to fence; fencing the node's storage clients.",
+      );
+    }
+    if (ctx.ref === null) return NotApplicable;
     if (currentlyOff(ctx)) {
       // Already off, but this observation predates the decision; only a later one is proof.
       return wait(
@@ -104,7 +128,9 @@ export const confirmOff: FenceRule = {
   id: 'confirm-off',
   contract: 'safety.md 1: wait for stopped/terminated/not-found observed after the decision',
   check: (ctx) => {
-    if (!committed(ctx) || ctx.proof !== null || ctx.ref === null) return NotApplicable;
+    if (!committed(ctx) || !ctx.plan.machine || ctx.proof !== null || ctx.ref === null) return NotApplicable;
+    // With a storage fence too, the machine comes second.
+    if (ctx.plan.storage && ctx.storageProof === null) return NotApplicable;
     const failure = expired(ctx);
     if (failure !== null) return failure;
     if (currentlyOff(ctx)) {

@@ -15,7 +15,7 @@ import { Reason } from '../reasons.js';
 import { Strategy } from '../request.js';
 import { mayDeleteVolumeAttachments } from '../strategy.js';
 import { PollSeconds } from '../timing.js';
-import { currentlyOff, type FenceContext, type FenceRule, stagePhase } from './context.js';
+import { committed, currentlyOff, type FenceContext, type FenceRule, proven, stagePhase } from './context.js';
 import { waitOrExpire } from './deadline.js';
 
 const holdsVolumes = (pod: ObservedPod): boolean => pod.claimNames.length > 0;
@@ -31,10 +31,17 @@ const toleratingHolders = (ctx: FenceContext): readonly ObservedPod[] =>
   );
 
 const podRef = (pod: ObservedPod): ObjectRef => ({ namespace: pod.namespace, name: pod.name, uid: pod.uid });
+
+/** The blocklist entries this run put in place: the proof's, minus what was listed before it committed. */
+const ownEntries = (ctx: FenceContext): string[] => {
+  const before = new Set(ctx.history.storageBefore ?? []);
+  return (ctx.storageProof?.found ?? []).map((e) => e.entry).filter((entry) => !before.has(entry));
+};
 const podName = (pod: ObservedPod): string => `${pod.namespace}/${pod.name}`;
 
-/** Applies once proof of off is held and the node is there to act on. */
-const releasing = (ctx: FenceContext): boolean => ctx.proof !== null && ctx.node !== null && ctx.ref !== null;
+/** Applies once every proof the node's volumes need is held and the node is there to act on. */
+const releasing = (ctx: FenceContext): boolean =>
+  committed(ctx) && proven(ctx) && ctx.node !== null && (!ctx.plan.machine || ctx.ref !== null);
 
 /** A NoExecute out-of-service taint is on the node (ours or another's): Kubernetes is releasing. */
 const tainted = (ctx: FenceContext): boolean => ctx.taints?.releasing === true;
@@ -43,7 +50,7 @@ export const stillOff: FenceRule = {
   id: 'still-off',
   contract: 'safety.md 1 and 2: re-check right before every release that the instance is off',
   check: (ctx) => {
-    if (!releasing(ctx)) return NotApplicable;
+    if (!releasing(ctx) || !ctx.plan.machine) return NotApplicable;
     if (currentlyOff(ctx)) return NotApplicable;
     return waitOrExpire(
       ctx,
@@ -59,8 +66,7 @@ export const addTaint: FenceRule = {
   contract: 'safety.md 1 and 6: taint only with proof; record the exact taint in the same write',
   check: (ctx) => {
     const { node, proof, ref, taints } = ctx;
-    if (!releasing(ctx) || node === null || proof === null || ref === null || taints === null)
-      return NotApplicable;
+    if (!releasing(ctx) || node === null || taints === null) return NotApplicable;
     // Our own taint from an earlier run is re-recorded for this one; a NoExecute out-of-service taint
     // someone else added already releases the volumes, is left alone, and is never claimed.
     const rerecord = taints.ours !== null && node.fenceRecord?.runId !== ctx.history.runId;
@@ -70,9 +76,14 @@ export const addTaint: FenceRule = {
       runId: ctx.history.runId,
       // Un-fence needs a power cycle after this, so it is this run's time even for a re-recorded taint.
       fencedAt: ctx.observation.observedAt,
-      instanceId: ref.instanceId,
-      proof: proof.providerState ?? proof.state,
+      instanceId: ref?.instanceId ?? '',
+      proof: [proof ? (proof.providerState ?? proof.state) : null, ctx.storageProof ? 'blocklisted' : null]
+        .filter(Boolean)
+        .join(' and '),
       taint,
+      // Exactly what the fencer added (entries listed before it committed are someone else's).
+      ...(ctx.storageProof ? { blocklist: ownEntries(ctx) } : {}),
+      bootId: node.bootId,
     };
     return act(
       Phase.Taint,
@@ -202,8 +213,9 @@ export const drained: FenceRule = {
   id: 'drained',
   contract: 'workflow: fenced once no pod, VolumeAttachment or disk ties volumes to the node',
   check: (ctx) => {
-    if (!releasing(ctx) || !tainted(ctx) || ctx.instance === null) return NotApplicable;
-    const disks = ctx.instance.disks;
+    if (!releasing(ctx) || !tainted(ctx)) return NotApplicable;
+    // Disks are the machine's: a node fenced at the storage layer only has none to wait for.
+    const disks = ctx.plan.machine ? (ctx.instance?.disks ?? null) : { ok: true as const, value: [] };
     const pods = blockingPods(ctx);
     const attachments = ctx.observation.workload.volumeAttachments;
     const attachedDisks = disks?.ok

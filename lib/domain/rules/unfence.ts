@@ -88,6 +88,8 @@ export const unfenceInstanceResolved: UnfenceRule = {
   check: (ctx) => {
     const instance = ctx.observation.instance;
     if (instance === null || instance.resolved) return instance === null ? NotApplicable : Compliant;
+    // A node fenced at the storage layer only (bare metal) has no machine: its reboot is its bootID.
+    if (instance.problem === 'missing' && ctx.node?.fenceRecord?.instanceId === '') return NotApplicable;
     const reason = {
       missing: Reason.ProviderIdMissing,
       unparseable: Reason.ProviderIdUnparseable,
@@ -137,7 +139,16 @@ export const powerCycled: UnfenceRule = {
   contract: 'safety.md 6: only after the instance was started later than the fence',
   check: (ctx) => {
     const record = ctx.node?.fenceRecord;
-    if (record == null) return NotApplicable;
+    if (record == null || ctx.node === null) return NotApplicable;
+    if (record.instanceId === '' && ctx.instance === null) {
+      // No compute provider to ask: a bootID other than the one recorded at the fence proves a reboot.
+      const { bootId } = ctx.node;
+      const rebooted = bootId !== null && record.bootId != null && bootId !== record.bootId;
+      if (rebooted) return Compliant;
+      return waitFor(ctx, Reason.NoPowerCycleSinceFence, [
+        `node ${ctx.node.name} boot ${bootId ?? 'unknown'}; boot at the fence ${record.bootId ?? 'not recorded'}`,
+      ]);
+    }
     // Fail closed: without an identified instance there is no evidence of a power cycle.
     if (ctx.instance === null)
       return halt(Phase.Refused, Reason.NoPowerCycleSinceFence, ['no instance resolved']);
@@ -173,14 +184,48 @@ export const powerCycled: UnfenceRule = {
 export const unfenceDryRun: UnfenceRule = {
   id: 'unfence-dry-run',
   contract: 'safety.md 8: dry run changes nothing and says what would have happened',
-  check: (ctx) =>
-    ctx.request.dryRun && ctx.node !== null
-      ? act(
-          Phase.DryRunReported,
-          null,
-          `Dry run: would remove the out-of-service taint and fence record from node ${ctx.node.name}.`,
-        )
-      : NotApplicable,
+  check: (ctx) => {
+    if (!ctx.request.dryRun || ctx.node === null) return NotApplicable;
+    const entries = ctx.node.fenceRecord?.blocklist ?? [];
+    const lift = entries.length > 0 ? `lift the fencer's blocklist entries ${entries.join(', ')}, then ` : '';
+    return act(
+      Phase.DryRunReported,
+      null,
+      `Dry run: would ${lift}remove the out-of-service taint and fence record from node ${ctx.node.name}.`,
+    );
+  },
+};
+
+export const liftBlocklist: UnfenceRule = {
+  id: 'lift-blocklist',
+  contract:
+    "safety.md 6: lift exactly the fencer's own blocklist entries, only after a power cycle, before the taint",
+  check: (ctx) => {
+    const entries = ctx.node?.fenceRecord?.blocklist ?? [];
+    if (ctx.node === null || entries.length === 0) return NotApplicable;
+    const storage = ctx.observation.storage;
+    if (storage === null) {
+      return waitFor(ctx, Reason.StorageUnreachable, [
+        `the fence record lists blocklist entries (${entries.join(', ')}) but no storage fencer is configured`,
+      ]);
+    }
+    if (!storage.blocklist.ok) {
+      return waitFor(ctx, Reason.StorageUnreachable, [
+        `${storage.blocklist.error.name}: ${storage.blocklist.error.message}`,
+      ]);
+    }
+    const listed = new Set([
+      ...storage.blocklist.value.found.map((e) => e.entry),
+      ...storage.blocklist.value.missing.filter((e) => e.until !== undefined).map((e) => e.entry),
+    ]);
+    const left = entries.filter((entry) => listed.has(entry));
+    if (left.length === 0) return NotApplicable;
+    return act(
+      Phase.Unfence,
+      { kind: ActionKind.StorageLift, node: ctx.node.name, entries: left },
+      `Node ${ctx.node.name} is back after a reboot; lifting the fencer's blocklist entries ${left.join(', ')}.`,
+    );
+  },
 };
 
 export const removeTaint: UnfenceRule = {

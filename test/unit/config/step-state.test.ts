@@ -40,6 +40,50 @@ describe('stepStateSchema', () => {
     expect(stepStateSchema.parse({ ...first, history, decision })).toMatchObject({ history, decision });
   });
 
+  it('accepts the history of a run that fences storage: a bare-metal target with no provider, the blocklist proof', () => {
+    const entry = { kind: 'range', entry: '10.0.0.12/32', source: 'InternalIP 10.0.0.12' };
+    const history = {
+      ...startRun(first.run.id, first.run.startedAt),
+      target: { node: 'node-a', nodeUid: 'uid-a', provider: null, instanceId: '' },
+      decidedToFenceAt: '2026-02-02T17:00:01.000Z',
+      isolation: { machine: false, storage: true, watch: false },
+      storageBefore: ['10.0.0.99/32'],
+      storageFenceRequestedAt: '2026-02-02T17:00:01.000Z',
+      storageProof: {
+        node: 'node-a',
+        observedAt: '2026-02-02T17:00:02.000Z',
+        expected: [entry],
+        found: [{ ...entry, until: '2026-02-09T17:00:01.000Z' }],
+        missing: [],
+        related: [],
+        confirmed: true,
+      },
+    };
+
+    expect(stepStateSchema.parse({ ...first, history }).history).toEqual(history);
+  });
+
+  it('reads a committed history written before storage fencing as a run committed to its machine alone', () => {
+    const {
+      isolation: _i,
+      storageBefore: _b,
+      storageProof: _p,
+      storageFenceRequestedAt: _r,
+      ...older
+    } = {
+      ...startRun(first.run.id, first.run.startedAt),
+      target: { node: 'node-a', nodeUid: 'uid-a', provider: 'aws', instanceId: 'i-0123456789abcdef0' },
+      decidedToFenceAt: '2026-02-02T17:00:01.000Z',
+    };
+
+    expect(stepStateSchema.parse({ ...first, history: older }).history).toMatchObject({
+      isolation: { machine: true, storage: false, watch: false },
+      storageBefore: [],
+      storageProof: null,
+      storageFenceRequestedAt: null,
+    });
+  });
+
   it.each([
     ['an unknown top-level key', { ...first, extra: 1 }],
     ['a run without a start time', { ...first, run: { id: 'x' } }],

@@ -53,6 +53,7 @@ describe('decide: the fence table', () => {
       'same-target',
       'evidence-names-instance',
       'instance-unique',
+      'addresses-unique',
       'identity-consistent',
       // never fence a live node (rule 2)
       'node-not-ready',
@@ -69,14 +70,19 @@ describe('decide: the fence table', () => {
       // blast radius (rule 4)
       'unhealthy-within-limits',
       'in-flight-within-limits',
-      // power (rules 1, 8)
+      // storage isolation (rule 1 for network images): a storage API error is not evidence
+      'storage-observed',
+      // power and storage fence (rules 1, 8)
       'instance-stoppable',
       'power-observed',
       'dry-run-report',
       'commit',
+      'confirm-storage',
       'confirm-off',
-      // release (rules 1, 5, 6, 9)
+      // release (rules 1, 5, 6, 9): each proof re-checked, an image's old watch outlived
       'still-off',
+      'still-isolated',
+      'watches-gone',
       'add-taint',
       'clear-stale-record',
       'legacy-delete-pods',

@@ -46,6 +46,14 @@ export interface RunConfig {
   readonly neverSeenAlive: boolean;
   /** A pod that tolerates the out-of-service taint holds a volume on the node. */
   readonly toleratingHolder: boolean;
+  /** What the node's volumes are: disks of its machine (EBS), network images (Ceph RBD), or both. */
+  readonly volumes: 'disks' | 'images' | 'mixed';
+  /** A storage fencer (Ceph) is configured for the images. */
+  readonly storageFencer: boolean;
+  /** The node has no providerID and no machine the fencer knows (bare metal); only with images. */
+  readonly bareMetal: boolean;
+  /** Another Node reports the node's InternalIP (a stale or hand-made Node). */
+  readonly addressShared: boolean;
 }
 
 export const ALL_POWER_STATES: readonly PowerState[] = [
@@ -106,6 +114,10 @@ export const runConfigArb: fc.Arbitrary<RunConfig> = fc.record({
   ),
   neverSeenAlive: weighted([1, true], [19, false]),
   toleratingHolder: weighted([1, true], [7, false]),
+  volumes: weighted<RunConfig['volumes']>([4, 'disks'], [2, 'images'], [1, 'mixed']),
+  storageFencer: weighted([3, true], [1, false]),
+  bareMetal: weighted([1, true], [4, false]),
+  addressShared: weighted([1, true], [19, false]),
 });
 
 /** What goes wrong (or right) on one step. */
@@ -133,6 +145,10 @@ export interface StepFaults {
   readonly taintRemovedByHand: boolean;
   /** Someone adds an out-of-service taint of their own. */
   readonly foreignTaint: { readonly value: string; readonly effect: Taint['effect'] } | null;
+  /** The storage cluster's API fails this step with that code. */
+  readonly storageFault: 'MgrUnreachable' | 'AuthRefused' | 'CommandFailed' | null;
+  /** Someone removes the node's blocklist entries (or they lapse). */
+  readonly blocklistLapse: boolean;
   /** Whether the world moves on this step (the instance finishes stopping, PodGC runs...). */
   readonly progress: boolean;
 }
@@ -180,6 +196,13 @@ export const stepFaultsArb: fc.Arbitrary<StepFaults> = fc.record({
   otherInstanceEvidence: rare(300),
   nodeRecreated: rare(400),
   taintRemovedByHand: rare(60),
+  storageFault: weighted<StepFaults['storageFault']>(
+    [60, null],
+    [3, 'MgrUnreachable'],
+    [1, 'AuthRefused'],
+    [1, 'CommandFailed'],
+  ),
+  blocklistLapse: rare(60),
   foreignTaint: weighted<StepFaults['foreignTaint']>(
     [60, null],
     [
@@ -254,5 +277,6 @@ export const chaosStateArb: fc.Arbitrary<Omit<SimState, 'at' | 'resourceVersion'
     dataDisk: fc.constantFrom<DiskAttachment['state']>('attached', 'detaching', 'detached'),
     nodeUid: weighted([20, 'uid-worker-1'], [1, 'uid-other']),
     nodeInstance: weighted([20, INSTANCE], [1, 'i-0aaaaaaaaaaaaaaa1']),
+    blocklist: fc.constantFrom<string[]>([], ['10.0.1.23/32'], ['10.0.1.23:0/3123456789']),
   })
   .map(({ marks, ...rest }) => ({ ...rest, ...marks }));

@@ -53,7 +53,8 @@ export function runInWorld(
   const decisions: Decision[] = [];
   for (const fault of faults) {
     state = evolve(state, fault, config);
-    const decision = step(decide, oracle, config, observeWorld(state, fault, config), history, onDecision);
+    const observation = observeWorld(state, fault, config, history);
+    const decision = step(decide, oracle, config, observation, history, onDecision);
     decisions.push(decision);
     state = apply(state, decision.action, config, fault);
     history = decision.history;
@@ -82,6 +83,8 @@ export const CALM: StepFaults = {
   nodeRecreated: false,
   taintRemovedByHand: false,
   foreignTaint: null,
+  storageFault: null,
+  blocklistLapse: false,
   progress: true,
 };
 
@@ -96,6 +99,31 @@ export const fenceable = runConfigArb.filter(
     (c.lifecycle !== 'spot-one-time' || c.request.allowTerminate) &&
     !(c.request.strategy === 'out-of-service' && c.serverMinor !== null && c.serverMinor < 26),
 );
+
+/**
+ * Whether the run's first observation (in a calm world) shows the node holding a network image. It may
+ * not, though the configuration has images: a NoExecute out-of-service taint already on the node lets
+ * Kubernetes clear its VolumeAttachments before the fencer looks, and then there is nothing to fence
+ * at the storage layer (ceph-csi's detach is a no-op, so only the VolumeAttachment says a node holds an
+ * image).
+ */
+export const imagesAtStart = (c: RunConfig): boolean =>
+  observeWorld(evolve(initialState(c), CALM, c), CALM, c).workload.volumeAttachments.some((va) => va.image);
+
+/**
+ * Configurations whose storage can be fenced as configured: no shared address, and a bare-metal node only
+ * with a storage fencer and an image to fence (nothing else names what to isolate, and it has no machine).
+ */
+export const sound = (c: RunConfig): boolean =>
+  !c.addressShared && !(c.bareMetal && c.volumes === 'images' && !(c.storageFencer && imagesAtStart(c)));
+
+/** The machine-only case, for properties about the machine. */
+const onMachine = (c: RunConfig): RunConfig => ({
+  ...c,
+  volumes: 'disks',
+  bareMetal: false,
+  addressShared: false,
+});
 
 export const legacy = (c: RunConfig): boolean =>
   c.request.strategy === 'legacy' ||
@@ -134,17 +162,22 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
     (c) =>
       c.identity === 'ok' &&
       !c.neverSeenAlive &&
+      sound(c) &&
       (!c.toleratingHolder || c.request.forceDeleteTolerating || legacy(c)),
   );
   const attacked = fenceable
     .filter((c) => c.initialPower === 'running' && c.lifecycle === 'on-demand')
+    .map(onMachine)
     .chain((c) => fc.constantFrom(...ATTACKS).map((attack) => ({ ...c, ...attack })));
   const keeper = fenceable
-    .filter((c) => !legacy(c) && c.identity === 'ok' && !c.neverSeenAlive)
+    .filter((c) => !legacy(c) && c.identity === 'ok' && !c.neverSeenAlive && sound(c))
     .map((c) => ({ ...c, toleratingHolder: true, request: { ...c.request, forceDeleteTolerating: false } }));
   const stale = fenceable
-    .filter((c) => c.identity === 'ok' && !c.neverSeenAlive && !c.toleratingHolder)
+    .filter((c) => c.identity === 'ok' && !c.neverSeenAlive && !c.toleratingHolder && sound(c))
     .map((c): RunConfig => ({ ...c, initialTaint: 'stale-record' }));
+  // The storage properties need the images in the first observation (see imagesAtStart).
+  const withImages = honest.filter((c) => !c.toleratingHolder && c.attachments > 1);
+  const holding = (arb: fc.Arbitrary<RunConfig>) => arb.filter(imagesAtStart);
   const chaosStep = fc.tuple(chaosStateArb, stepFaultsArb);
   return [
     {
@@ -175,7 +208,7 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
               decide,
               oracle,
               config,
-              observeWorld(state, fault, config),
+              observeWorld(state, fault, config, history),
               history,
               onDecision,
             );
@@ -214,7 +247,13 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
         const last = decisions.at(-1);
         expect(last).toMatchObject({ phase: 'Failed', reason: 'PodToleratesOutOfService' });
         expect(last?.message).toContain('db/keeper-0');
-        expect(decisions.filter((d) => d.phase === 'Drain' && !d.done && d.action === null)).toEqual([]);
+        // Never waits on the pod. Without a storage fencer, an RBD image's old watch is still waited out
+        // after the power-off (bounded: WATCH_EXPIRY_SECONDS), before the pod is named.
+        expect(
+          decisions.filter(
+            (d) => d.phase === 'Drain' && !d.done && d.action === null && d.rule !== 'watches-gone',
+          ),
+        ).toEqual([]);
       }),
     },
     {
@@ -240,9 +279,9 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
       name: 'refuses what it cannot do, before any action',
       numRuns: runs(100),
       property: fc.property(
-        runConfigArb.filter(
-          (c) => !c.request.dryRun && !c.controlPlane && c.identity === 'ok' && !c.neverSeenAlive,
-        ),
+        runConfigArb
+          .filter((c) => !c.request.dryRun && !c.controlPlane && c.identity === 'ok' && !c.neverSeenAlive)
+          .map(onMachine),
         fc.constantFrom('old-server', 'one-time-spot'),
         (base, why) => {
           const config: RunConfig =
@@ -266,7 +305,7 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
       name: 'refuses bad input with its own reason, before any action',
       numRuns: runs(100),
       property: fc.property(
-        fenceable,
+        fenceable.map(onMachine),
         fc.constantFrom('missing', 'unparseable', 'unknown-provider', 'no-node'),
         (config, bad) => {
           const first: StepFaults =
@@ -289,7 +328,7 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
       name: 'releases nothing on a step that does not see the instance off, even with proof held',
       numRuns: runs(150),
       property: fc.property(
-        honest.filter((c) => c.initialPower === 'running'),
+        honest.filter((c) => c.initialPower === 'running').map(onMachine),
         fc.constantFrom<StepFaults['power']>('shutting-down', 'stopping', 'pending', 'running', 'unknown'),
         fc.integer({ min: 0, max: 4 }),
         (config, seen, extra) => {
@@ -307,6 +346,109 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
           expect(['taint', 'force-delete-pods', 'delete-pods', 'delete-volume-attachments']).not.toContain(
             odd.action?.kind,
           );
+        },
+      ),
+    },
+    {
+      name: 'fences a node holding both a disk and an RBD image: blocklist first, then the machine, then the taint',
+      numRuns: runs(100),
+      property: fc.property(
+        holding(
+          withImages.map(
+            (c): RunConfig => ({ ...c, volumes: 'mixed', storageFencer: true, bareMetal: false }),
+          ),
+        ),
+        (config) => {
+          const decisions = calmRun(decide, config);
+          const kinds = decisions.flatMap((d) => (d.action ? [d.action.kind] : []));
+          expect(decisions.at(-1)?.phase).toBe('Fenced');
+          const first = (kind: (typeof kinds)[number]) => kinds.indexOf(kind);
+          expect(first('storage-fence')).toBeGreaterThanOrEqual(0);
+          if (config.initialPower === 'running')
+            expect(first('storage-fence')).toBeLessThan(first('power-off'));
+          if (first('taint') >= 0) expect(first('taint')).toBeGreaterThan(first('storage-fence'));
+        },
+      ),
+    },
+    {
+      name: 'fences a bare-metal node holding only RBD images by blocklist alone, touching no machine',
+      numRuns: runs(100),
+      property: fc.property(
+        holding(
+          withImages.map(
+            (c): RunConfig => ({ ...c, volumes: 'images', storageFencer: true, bareMetal: true }),
+          ),
+        ),
+        (config) => {
+          const decisions = calmRun(decide, config);
+          const kinds = decisions.flatMap((d) => (d.action ? [d.action.kind] : []));
+          expect(decisions.at(-1)?.phase).toBe('Fenced');
+          expect(kinds).toContain('storage-fence');
+          expect(kinds).not.toContain('power-off');
+        },
+      ),
+    },
+    {
+      name: 'without a storage fencer, releases RBD images only once their old watches had time to expire',
+      numRuns: runs(100),
+      property: fc.property(
+        withImages.map(
+          (c): RunConfig => ({ ...c, volumes: 'images', storageFencer: false, bareMetal: false }),
+        ),
+        (config) => {
+          const decisions = calmRun(decide, config);
+          expect(decisions.at(-1)?.phase).toBe('Fenced');
+          expect(decisions.flatMap((d) => (d.action ? [d.action.kind] : []))).not.toContain('storage-fence');
+        },
+      ),
+    },
+    {
+      name: 'takes evidence about another instance for nothing: refuses before any action',
+      numRuns: runs(50),
+      property: fc.property(
+        fenceable.filter((c) => c.identity === 'ok' && !c.neverSeenAlive).map(onMachine),
+        (config) => {
+          const decisions = calmRun(decide, config, [{ ...CALM, otherInstanceEvidence: true }]);
+          expect(decisions).toHaveLength(1);
+          expect(decisions[0]).toMatchObject({ phase: 'Refused', reason: 'InstanceMismatch', action: null });
+        },
+      ),
+    },
+    {
+      name: 'reads a storage error as no evidence: refuses refused credentials, waits out an unreachable mgr',
+      numRuns: runs(100),
+      property: fc.property(
+        // No out-of-service taint yet: the images stay attached while the mgr is waited for.
+        withImages.map(
+          (c): RunConfig => ({ ...c, volumes: 'images', storageFencer: true, initialTaint: 'none' }),
+        ),
+        fc.constantFrom('AuthRefused' as const, 'MgrUnreachable' as const),
+        (config, storageFault) => {
+          const decisions = calmRun(decide, config, [{ ...CALM, storageFault }]);
+          expect(decisions[0]?.action).toBeNull();
+          if (storageFault === 'AuthRefused') {
+            expect(decisions).toHaveLength(1);
+            expect(decisions[0]).toMatchObject({ phase: 'Refused', reason: 'StorageAuthRefused' });
+          } else {
+            expect(decisions[0]).toMatchObject({ done: false, reason: 'StorageUnreachable' });
+            expect(decisions.at(-1)?.phase).toBe('Fenced');
+          }
+        },
+      ),
+    },
+    {
+      name: 'refuses to blocklist addresses another Node reports, before any action',
+      numRuns: runs(100),
+      property: fc.property(
+        holding(
+          withImages.map(
+            (c): RunConfig => ({ ...c, volumes: 'images', storageFencer: true, addressShared: true }),
+          ),
+        ),
+        (config) => {
+          const decisions = calmRun(decide, config);
+          expect(decisions.every((d) => d.action === null)).toBe(true);
+          expect(decisions.at(-1)).toMatchObject({ phase: 'Refused', reason: 'AddressSharedWithOtherNode' });
         },
       ),
     },

@@ -13,6 +13,7 @@ import {
   type ObservedInstance,
   type ObservedNode,
   type ObservedPod,
+  type ObservedStorage,
   type ObservedVolumeAttachment,
   type OwnershipVerdict,
   type PowerEvidence,
@@ -58,6 +59,7 @@ export const aNode = (overrides: Partial<ObservedNode> = {}): ObservedNode => ({
     { type: 'Hostname', address: NODE_DNS },
   ],
   csiNodeIds: [{ driver: 'ebs.csi.aws.com', nodeId: INSTANCE }],
+  bootId: 'boot-1',
   controlPlane: false,
   optedOut: false,
   outOfServiceTaints: [],
@@ -88,6 +90,7 @@ export const aVolumeAttachment = (
   detachError: null,
   attacher: 'ebs.csi.aws.com',
   csiNodeId: INSTANCE,
+  image: false,
   ...overrides,
 });
 
@@ -117,6 +120,7 @@ export interface Spec {
   readonly instance?: ObservedInstance;
   readonly pods?: readonly ObservedPod[];
   readonly volumeAttachments?: readonly ObservedVolumeAttachment[];
+  readonly storage?: ObservedStorage | null;
 }
 
 const isFault = (value: object | null): value is ProviderFault =>
@@ -168,6 +172,7 @@ export function observe(spec: Spec = {}): Observation {
       pods: spec.pods ?? [aPod('db-0')],
       volumeAttachments: spec.volumeAttachments ?? [aVolumeAttachment('csi-db-0')],
     },
+    storage: spec.storage ?? null,
   };
 }
 
@@ -199,6 +204,8 @@ export const committedHistory = (): RunHistory => ({
   ...freshHistory(),
   target: { node: NODE, nodeUid: 'uid-worker-1', provider: 'aws', instanceId: INSTANCE },
   decidedToFenceAt: t(10),
+  isolation: { machine: true, storage: false, watch: false },
+  storageBefore: [],
   powerOffRequestedAt: t(10),
 });
 

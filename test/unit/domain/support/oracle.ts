@@ -114,10 +114,28 @@ const owned = (observation: Observation): boolean => {
 const legacyPath = (request: FenceRequest, serverMinor: number | null): boolean =>
   request.strategy === 'legacy' || (request.strategy === 'auto' && serverMinor !== null && serverMinor < 26);
 
+/** Ceph's `osd_client_watch_timeout` default: an RBD image's watch outlives its client this long. */
+const WATCH_TIMEOUT_MS = 30_000;
+
+/** The node's blocklist as listed in this observation, when the storage cluster answered. */
+const blocklistOf = (observation: Observation) =>
+  observation.storage?.blocklist.ok ? observation.storage.blocklist.value : null;
+
+/** Which proofs the contract asks of this node's volumes (safety.md rule 1, per volume). */
+function proofsNeeded(observation: Observation): { machine: boolean; storage: boolean; watch: boolean } {
+  const vas = observation.workload.volumeAttachments;
+  const images = vas.filter((va) => va.image).length;
+  const storage = images > 0 && observation.storage !== null;
+  return { machine: vas.length > images || !storage, storage, watch: images > 0 && !storage };
+}
+
 /** Checks one fence run, step by step. */
 export class FenceOracle {
   private decidedAt: number | null = null;
   private proofSeen = false;
+  private proofAt: number | null = null;
+  private storageProofSeen = false;
+  private needs: { machine: boolean; storage: boolean; watch: boolean } | null = null;
   /** The node (uid) and machine the run committed to: it acts on nothing else. */
   private target: { readonly uid: string; readonly instanceId: string } | null = null;
 
@@ -147,8 +165,19 @@ export class FenceOracle {
     const aboutTarget = power !== null && this.target !== null && power.instanceId === this.target.instanceId;
     if (committedNow) this.checkCommitment(observation, decision, fail);
     else if (this.decidedAt !== null && aboutTarget && power !== null && OFF.has(power.state)) {
-      if (ms(power.observedAt) > this.decidedAt) this.proofSeen = true;
+      if (ms(power.observedAt) > this.decidedAt && !this.proofSeen) {
+        this.proofSeen = true;
+        this.proofAt = ms(power.observedAt);
+      }
     }
+    const listed = blocklistOf(observation);
+    if (
+      !committedNow &&
+      this.decidedAt !== null &&
+      listed?.confirmed &&
+      ms(listed.observedAt) > this.decidedAt
+    )
+      this.storageProofSeen = true;
 
     // Rule 2: once committed, a restart (new launch, or running again after the proof) ends the run.
     if (power !== null && aboutTarget && this.decidedAt !== null && !committedNow) {
@@ -203,21 +232,28 @@ export class FenceOracle {
     if (node && looksAlive(node, this.request.limits.leaseGraceSeconds)) fail('committed on a live node');
     if (node && neverSeenAlive(node) && !(power && OFF.has(power.state)))
       fail('committed on a node never seen alive');
-    const id = identity(observation);
-    if (id === null || id.contradicts || !id.agrees) fail('committed without independent proof of identity');
+    const needs = proofsNeeded(observation);
     const instance = observation.instance;
+    if (instance?.resolved) {
+      const id = identity(observation);
+      if (id === null || id.contradicts || !id.agrees)
+        fail('committed without independent proof of identity');
+    } else if (needs.machine) fail('committed to power off a machine it cannot name');
     if (instance?.resolved && instance.otherNodes.length > 0)
       fail('committed while another Node names the machine');
+    if (needs.storage && (observation.storage?.otherNodesSharingAddresses.length ?? 0) > 0)
+      fail('committed to blocklist addresses another Node reports');
     this.decidedAt = decidedAt;
-    if (node && instance?.resolved) this.target = { uid: node.uid, instanceId: instance.ref.instanceId };
+    this.needs = needs;
+    if (node) this.target = { uid: node.uid, instanceId: instance?.resolved ? instance.ref.instanceId : '' };
   }
 
   /** Rules 2, 3, 4: no action at all on a live, opted-out, forbidden, unowned or mistaken node. */
   private checkAnyAction(observation: Observation, action: Action, fail: (rule: string) => never): void {
     const node = observation.node;
     const power = powerOf(observation);
-    if (this.request.dryRun && !(action.kind === 'power-off' && action.dryRun))
-      fail('rule 8: a dry run asked for a real action');
+    const providerDryRun = (action.kind === 'power-off' || action.kind === 'storage-fence') && action.dryRun;
+    if (this.request.dryRun && !providerDryRun) fail('rule 8: a dry run asked for a real action');
     if (node === null) {
       fail('acted on a missing node');
       return;
@@ -226,31 +262,61 @@ export class FenceOracle {
       fail('acted on a live node (Ready=True or a Lease/heartbeat fresh when read)');
     if (node.optedOut) fail('acted on an opted-out node');
     if (this.controlPlane && !this.request.limits.allowControlPlane) fail('acted on a control-plane node');
-    if (!owned(observation)) fail('acted without ownership verified in this observation');
     const instance = observation.instance;
-    const ref = instance?.resolved ? instance.ref.instanceId : null;
+    // A machine the node names must be the cluster's; a bare-metal node, fenced at the storage layer
+    // only, names none.
+    if (instance?.resolved && !owned(observation))
+      fail('acted without ownership verified in this observation');
+    // What the run committed to, not what this observation alone calls for: Kubernetes may have cleared
+    // the node's image attachments since.
+    const needs = this.needs ?? proofsNeeded(observation);
+    if (!instance?.resolved && needs.machine && action.kind !== 'storage-fence')
+      fail('acted on a node whose machine is unknown');
+    const ref = instance?.resolved ? instance.ref.instanceId : '';
     if (power !== null && power.instanceId !== ref) fail('acted on evidence about another instance');
     const target = this.target;
     if (target !== null && (node.uid !== target.uid || ref !== target.instanceId))
       fail('rule 3 and 7: acted on a node or machine other than the one the run committed to');
+    if (action.kind === 'storage-fence' && (observation.storage?.otherNodesSharingAddresses.length ?? 0) > 0)
+      fail('blocklisted addresses another Node reports');
     if (instance?.resolved && instance.otherNodes.length > 0)
       fail('acted while another Node names the machine');
     if (identity(observation)?.contradicts) fail("acted though the node's own signals name another machine");
   }
 
-  /** Rule 1: a release needs proof observed after the decision, and the machine off right now. */
+  /**
+   * Rule 1, per volume: a disk needs its machine proven off after the decision and off right now; an
+   * RBD image needs the node's blocklist confirmed after the decision and listed right now, or, without
+   * a storage fencer, its machine off for longer than the image's watch can live.
+   */
   private checkRelease(observation: Observation, decision: Decision, fail: (rule: string) => never): void {
     const power = powerOf(observation);
+    const needs = this.needs;
     if (this.request.dryRun) fail('a dry run released something');
-    if (this.decidedAt === null || !this.proofSeen)
-      fail('release without proof of off observed after the decision');
-    const proof = decision.history.proofOfOff;
-    if (proof === null || ms(proof.observedAt) <= ms(decision.history.decidedToFenceAt ?? ''))
-      fail('history proof missing');
-    if (power === null || !OFF.has(power.state))
-      fail('release while this observation does not show the instance off');
-    if (power?.launchTime !== undefined && ms(power.launchTime) > (this.decidedAt ?? 0))
-      fail('release after a restart');
+    if (this.decidedAt === null || needs === null) {
+      fail('release before the run committed');
+      return;
+    }
+    if (needs.machine) {
+      if (!this.proofSeen) fail('release without proof of off observed after the decision');
+      const proof = decision.history.proofOfOff;
+      if (proof === null || ms(proof.observedAt) <= ms(decision.history.decidedToFenceAt ?? ''))
+        fail('history proof missing');
+      if (power === null || !OFF.has(power.state))
+        fail('release while this observation does not show the instance off');
+      if (power?.launchTime !== undefined && ms(power.launchTime) > this.decidedAt)
+        fail('release after a restart');
+    }
+    if (
+      needs.watch &&
+      (this.proofAt === null || ms(observation.observedAt) - this.proofAt < WATCH_TIMEOUT_MS)
+    )
+      fail('released an RBD image before its old watch could have expired');
+    if (needs.storage) {
+      if (!this.storageProofSeen) fail('release without the blocklist confirmed after the decision');
+      if (!blocklistOf(observation)?.confirmed)
+        fail('release while this observation does not list the blocklist');
+    }
   }
 
   /** Rule 6: the taint written is exact and recorded; another's out-of-service taint is never claimed. */
@@ -273,6 +339,7 @@ export class FenceOracle {
     if (pods.some((p) => p.claimNames.length > 0 || p.terminating))
       fail('Fenced while a pod still holds a volume');
     if (volumeAttachments.length > 0) fail('Fenced while VolumeAttachments remain');
+    if (this.needs?.machine === false) return;
     const instance = observation.instance;
     const disks = instance?.resolved ? instance.disks : null;
     if (!disks?.ok) fail('Fenced without reading the disks');
@@ -291,7 +358,16 @@ export class FenceOracle {
       return;
     if (this.request.forceDeleteTolerating || legacyPath(this.request, this.serverMinor)) return;
     const power = powerOf(observation);
-    if (!this.proofSeen || power === null || !OFF.has(power.state)) return;
+    const machineOk =
+      this.needs?.machine === false || (this.proofSeen && power !== null && OFF.has(power.state));
+    const storageOk = !this.needs?.storage || (this.storageProofSeen && blocklistOf(observation)?.confirmed);
+    if (!machineOk || !storageOk) return;
+    // Without a storage fence, an image's old watch may outlive the power-off by Ceph's watch timeout:
+    // waiting that out (with a margin, at most twice the timeout) is not waiting on the pod.
+    const watchAlive =
+      this.needs?.watch === true &&
+      (this.proofAt === null || ms(observation.observedAt) - this.proofAt < 2 * WATCH_TIMEOUT_MS);
+    if (watchAlive) return;
     const stuck = observation.workload.pods.some(
       (p) => p.toleratesOutOfService && p.claimNames.length > 0 && !p.terminating,
     );

@@ -22,8 +22,10 @@ import type {
   Observation,
   ObservedInstance,
   ObservedPod,
+  ObservedStorage,
   ObservedVolumeAttachment,
   PowerState,
+  RunHistory,
 } from '../../../../lib/domain/index.js';
 import type { NodeView, Taint } from '../../../../lib/ports/cluster.js';
 import type { RunConfig, StepFaults } from './arbitraries.js';
@@ -61,7 +63,13 @@ export interface SimState {
   readonly nodeUid: string;
   /** The instance the Node's providerID names: another one once the Node was re-created for another machine. */
   readonly nodeInstance: string;
+  /** The storage cluster's blocklist, by canonical entry. */
+  readonly blocklist: readonly string[];
 }
+
+/** The node's one blocklist entry: its InternalIP as a range. */
+export const NODE_RANGE = `${NODE_IP}/32`;
+const RBD = 'rbd.csi.ceph.com';
 
 /** The machine a re-created Node may name instead: running, launched recently. */
 export const OTHER_MACHINE = 'i-0aaaaaaaaaaaaaaa1';
@@ -109,6 +117,7 @@ export function initialState(config: RunConfig): SimState {
     dataDisk: config.attachments > 0 ? 'attached' : 'detached',
     nodeUid: 'uid-worker-1',
     nodeInstance: INSTANCE,
+    blocklist: [],
   };
 }
 
@@ -162,6 +171,7 @@ export function evolve(state: SimState, faults: StepFaults, config: RunConfig): 
     if (added) next = bump({ ...next, taints: added });
   }
   // The Node is deleted and created again: for the same machine, or (every other time) for another one.
+  if (faults.blocklistLapse) next = { ...next, blocklist: [] };
   if (faults.nodeRecreated)
     next = { ...next, nodeUid: `uid-${next.at}`, nodeInstance: next.at % 2 === 0 ? INSTANCE : OTHER_MACHINE };
   return next;
@@ -190,12 +200,73 @@ function identityCase(config: RunConfig): {
   }
 }
 
+/** A bare-metal node has no providerID; a machine the fencer knows has one. */
+const bareMetal = (config: RunConfig): boolean => config.bareMetal && config.volumes === 'images';
+
+/** The node's VolumeAttachments with their drivers: disks of its machine, network images, or both. */
+function withDrivers(
+  state: SimState,
+  config: RunConfig,
+  csiNodeId: string | null,
+): ObservedVolumeAttachment[] {
+  return state.attachments.map((va, i) => {
+    const image = config.volumes === 'images' || (config.volumes === 'mixed' && i > 0);
+    return image
+      ? { ...va, attacher: RBD, csiNodeId: 'worker-1', image: true }
+      : { ...va, attacher: 'ebs.csi.aws.com', csiNodeId, image: false };
+  });
+}
+
+/**
+ * What the storage cluster lists for the node, when a storage fencer serves its images, its record, or
+ * the run that committed to fencing its storage (as the app asks: lib/app/observe.ts `withStorage`).
+ */
+function observeStorage(
+  state: SimState,
+  faults: StepFaults,
+  config: RunConfig,
+  attachments: readonly ObservedVolumeAttachment[],
+  answeredAt: number,
+  history: RunHistory | null,
+): ObservedStorage | null {
+  const record = state.annotations[RECORD_ANNOTATION] ?? '';
+  const needed =
+    attachments.some((va) => va.image) ||
+    record.includes('"blocklist"') ||
+    history?.isolation?.storage === true;
+  if (!config.storageFencer || !needed) return null;
+  const expected = [{ kind: 'range' as const, entry: NODE_RANGE, source: `InternalIP ${NODE_IP}` }];
+  const listed = state.blocklist.includes(NODE_RANGE);
+  const until = t(answeredAt + 7 * 86_400);
+  return {
+    storage: 'ceph-rbd',
+    addresses: [NODE_IP],
+    otherNodesSharingAddresses: config.addressShared ? ['worker-1-stale'] : [],
+    blocklist:
+      faults.storageFault !== null
+        ? { ok: false, error: { name: 'ProviderApiError', message: 'generated', code: faults.storageFault } }
+        : {
+            ok: true,
+            value: {
+              node: NODE,
+              observedAt: t(answeredAt),
+              expected,
+              found: listed ? expected.map((e) => ({ ...e, until })) : [],
+              missing: listed ? [] : expected,
+              related: state.blocklist.filter((e) => e !== NODE_RANGE).map((entry) => ({ entry, until })),
+              confirmed: listed,
+            },
+          },
+  };
+}
+
 function observeInstance(
   state: SimState,
   faults: StepFaults,
   config: RunConfig,
   answeredAt: number,
 ): ObservedInstance {
+  if (bareMetal(config)) return { resolved: false, problem: 'missing', detail: 'spec.providerID is empty' };
   if (faults.providerId !== 'ok') return { resolved: false, problem: faults.providerId, detail: 'generated' };
   const reported =
     faults.power === 'follow' || faults.power === 'started' || faults.power === 'api-error'
@@ -256,7 +327,11 @@ function nodeView(state: SimState, faults: StepFaults, config: RunConfig): NodeV
         : 'NodeStatusUnknown',
     lastHeartbeat: config.neverSeenAlive ? t(-90_000) : age(faults.heartbeatAge),
     addresses,
-    providerId: faults.providerId === 'missing' ? undefined : `aws:///eu-west-1a/${state.nodeInstance}`,
+    providerId:
+      faults.providerId === 'missing' || bareMetal(config)
+        ? undefined
+        : `aws:///eu-west-1a/${state.nodeInstance}`,
+    bootId: 'boot-1',
     unschedulable: false,
     labels: config.controlPlane ? { 'node-role.kubernetes.io/control-plane': '' } : {},
     annotations: { ...state.annotations, ...(faults.optedOut ? { 'kube-fencer.io/opt-out': 'true' } : {}) },
@@ -266,9 +341,15 @@ function nodeView(state: SimState, faults: StepFaults, config: RunConfig): NodeV
 
 /**
  * What the fencer would observe of the world on this step: the node read at `state.at`, the provider's
- * answer `faults.latency` seconds later, which is also when the step's observation ends.
+ * answer `faults.latency` seconds later, which is also when the step's observation ends. `history` is the
+ * run's so far: like the app, the observation asks the storage cluster once the run committed to it.
  */
-export function observeWorld(state: SimState, faults: StepFaults, config: RunConfig): Observation {
+export function observeWorld(
+  state: SimState,
+  faults: StepFaults,
+  config: RunConfig,
+  history: RunHistory | null = null,
+): Observation {
   const others = Array.from({ length: faults.otherUnhealthy }, (_, i) => `worker-${i + 2}`);
   const unhealthyNodes = faults.ready === 'True' ? others : [NODE, ...others];
   const answeredAt = state.at + faults.latency;
@@ -281,7 +362,7 @@ export function observeWorld(state: SimState, faults: StepFaults, config: RunCon
   const node = faults.nodeMissing
     ? null
     : toObservedNode(nodeView(state, faults, config), lease, csiNode, t(state.at));
-  const attachments = state.attachments.map((va) => ({ ...va, csiNodeId: csiNodeId }));
+  const attachments = withDrivers(state, config, csiNodeId);
   return {
     observedAt: t(answeredAt),
     node,
@@ -294,6 +375,7 @@ export function observeWorld(state: SimState, faults: StepFaults, config: RunCon
     },
     instance: node === null ? null : observeInstance(state, faults, config, answeredAt),
     workload: { pods: state.pods, volumeAttachments: attachments },
+    storage: node === null ? null : observeStorage(state, faults, config, attachments, answeredAt, history),
   };
 }
 
@@ -340,6 +422,12 @@ export function apply(
       const gone = new Set(action.pods.map((pod) => pod.uid));
       return { ...after, pods: after.pods.filter((pod) => !gone.has(pod.uid)) };
     }
+    case 'storage-fence':
+      return action.dryRun || after.blocklist.includes(NODE_RANGE)
+        ? after
+        : { ...after, blocklist: [...after.blocklist, NODE_RANGE] };
+    case 'storage-lift':
+      return { ...after, blocklist: after.blocklist.filter((e) => !action.entries.includes(e)) };
     case 'delete-volume-attachments': {
       const gone = new Set(action.volumeAttachments.map((va) => va.uid));
       return { ...after, attachments: after.attachments.filter((va) => !gone.has(va.uid)) };

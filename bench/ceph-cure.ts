@@ -1,0 +1,138 @@
+/**
+ * The Ceph RBD incident cured two ways, each in a fresh lab with Ceph (a database on an RBD image on
+ * node-a, its librbd client holding the lock and the watch):
+ *   - the storage fence: node-a is cut (its client keeps writing), then the real `fencer fence`:
+ *     fence request → blocklist confirmed → old watch gone → replacement pod Running on node-b;
+ *   - the watch timeout: node-a crashes (its client dies with it) and is tainted by hand at once; the
+ *     replacement waits for the OSD to time the dead client's watch out.
+ * Run by `npm run bench:ceph` after the adapter's own figures (or alone: node --import tsx bench/ceph-cure.ts).
+ */
+import { CoordinationV1Api } from '@kubernetes/client-node';
+import { eventually } from '../lab/kube-wait.js';
+import { type Lab, startLab } from '../lab/lab.js';
+import { runFencer } from '../lab/scenarios/fencer-process.js';
+import { taintOutOfService, waitNodeNotReady } from '../lab/scenarios/incident.js';
+import { cephOf, waitRbdClientWriting } from '../lab/scenarios/rbd-incident.js';
+import { deployStatefulApp, type StatefulApp, waitForPod } from '../lab/scenarios/stateful-app.js';
+
+const seconds = (from: number, to: number): number => (to - from) / 1000;
+
+/** When the image's header no longer has a watcher at node-a's address (polled every 50 ms). */
+const oldWatchGone = (lab: Lab, app: StatefulApp) =>
+  eventually(
+    'node-a’s watch gone',
+    async () => {
+      const ceph = cephOf(lab);
+      const watchers = await ceph.watchers(app.volumeId);
+      return watchers.some((w) => w.addr.startsWith(`${ceph.address('node-a')}:`)) ? undefined : Date.now();
+    },
+    { intervalMs: 50, timeoutMs: 180_000 },
+  );
+
+/** When the replacement pod is Running on node-b (polled every 100 ms). */
+const replacementRunning = (lab: Lab, app: StatefulApp) =>
+  waitForPod(
+    lab,
+    app.podName,
+    (p) => p.spec?.nodeName === 'node-b' && p.status?.phase === 'Running',
+    `${app.podName} Running on node-b`,
+  ).then(() => Date.now());
+
+/** Waits until node-a's Lease is older than the fencer's lease grace (10 s here). */
+async function leaseStale(lab: Lab): Promise<void> {
+  const api = lab.kubeConfig.makeApiClient(CoordinationV1Api);
+  await eventually('node-a’s Lease older than 11 s', async () => {
+    const lease = await api.readNamespacedLease({ name: 'node-a', namespace: 'kube-node-lease' });
+    const renewed = lease.spec?.renewTime ? new Date(lease.spec.renewTime).getTime() : 0;
+    return Date.now() - renewed > 11_000 ? true : undefined;
+  });
+}
+
+async function withIncident<T>(run: (lab: Lab, app: StatefulApp) => Promise<T>): Promise<T> {
+  const lab = await startLab({ nodes: 2, ceph: true });
+  try {
+    const app = await deployStatefulApp(lab, { onNode: 'node-a', storage: 'rbd' });
+    await waitRbdClientWriting(lab, app, 'node-a');
+    return await run(lab, app);
+  } finally {
+    await lab.stop();
+  }
+}
+
+/** The cure by `fencer fence`, with a zombie client on cut node-a. */
+const byFence = () =>
+  withIncident(async (lab, app) => {
+    await lab.cut('node-a');
+    await waitNodeNotReady(lab, 'node-a');
+    await leaseStale(lab);
+    const requested = Date.now();
+    const watch = oldWatchGone(lab, app);
+    const running = replacementRunning(lab, app);
+    const { code, report } = await runFencer(lab, [
+      'fence',
+      'node-a',
+      '--lease-grace',
+      '10',
+      '--output',
+      'json',
+    ]);
+    if (code !== 0 || !report?.milestones.blocklistConfirmedAt) {
+      throw new Error(`bench: fencer fence ended ${code}: ${report?.message}`);
+    }
+    const m = report.milestones;
+    // Where the time before the decision went: the run's own steps, relative to the request.
+    const steps = report.steps.map(
+      (st) =>
+        `${seconds(requested, Date.parse(st.at)).toFixed(2).padStart(6)} s  ${st.phase} ${st.rule ?? ''} ${st.action ?? ''}`,
+    );
+    return {
+      steps,
+      decided: seconds(requested, Date.parse(m.decidedToFenceAt ?? '')),
+      confirmed: seconds(requested, Date.parse(m.blocklistConfirmedAt ?? '')),
+      tainted: seconds(requested, Date.parse(m.taintedAt ?? '')),
+      watchGone: seconds(requested, await watch),
+      running: seconds(requested, await running),
+    };
+  });
+
+/** The cure by waiting: node-a crashed (its client died), tainted by hand as soon as it is NotReady. */
+const byWatchTimeout = () =>
+  withIncident(async (lab, app) => {
+    const crashed = Date.now();
+    await lab.crash('node-a');
+    const watch = oldWatchGone(lab, app);
+    await waitNodeNotReady(lab, 'node-a');
+    await taintOutOfService(lab, 'node-a');
+    const tainted = Date.now();
+    const running = replacementRunning(lab, app);
+    return {
+      tainted: seconds(crashed, tainted),
+      watchGone: seconds(crashed, await watch),
+      running: seconds(crashed, await running),
+    };
+  });
+
+/** Runs both cures once each and prints their timelines side by side. */
+export async function benchCephCure(): Promise<void> {
+  const fence = await byFence();
+  const timeout = await byWatchTimeout();
+  const f = (s: number) => `${s.toFixed(2)} s`.padStart(9);
+  console.log('the RBD incident in the lab (Kubernetes, real Ceph, one run each):');
+  console.log('  storage fence (`fencer fence`, node-a cut, its client still writing), from the request:');
+  console.log(`    → decided to fence                 ${f(fence.decided)}`);
+  console.log(`    → blocklist confirmed              ${f(fence.confirmed)}`);
+  console.log(`    → tainted                          ${f(fence.tainted)}`);
+  console.log(`    → old watch gone                   ${f(fence.watchGone)}`);
+  console.log(`    → replacement Running on node-b    ${f(fence.running)}`);
+  console.log('    the fence run’s steps, from the request:');
+  for (const line of fence.steps) console.log(`      ${line}`);
+  console.log('  watch timeout (node-a crashed, its client dead, tainted by hand), from the crash:');
+  console.log(`    → tainted                          ${f(timeout.tainted)}`);
+  console.log(`    → old watch timed out              ${f(timeout.watchGone)}`);
+  console.log(`    → replacement Running on node-b    ${f(timeout.running)}`);
+  console.log(
+    '  (the request includes the CLI process start; the watch timeout is the OSD’s osd_client_watch_timeout, 30 s)',
+  );
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchCephCure();

@@ -1,0 +1,43 @@
+/**
+ * How a node's volumes are released, per volume (safety.md rule 1): a disk attached to the node's machine
+ * (EBS, an Alibaba cloud disk) needs the machine proven off; a network image (Ceph RBD) needs the node's
+ * storage clients proven fenced (its addresses confirmed on the OSD blocklist), or, without a storage
+ * fencer, the machine proven off long enough for the image's old watch to be gone. The plan says which
+ * proofs this node needs; a run fixes it when it commits, and the release waits until it has them all.
+ */
+import { type BlocklistEvidence, WATCH_EXPIRY_SECONDS } from './blocklist.js';
+import type { Observation } from './observation.js';
+import { instant } from './time.js';
+
+/** Which proofs a node's release needs. */
+export interface IsolationPlan {
+  /** The machine must be proven off (it holds a disk, or an image no storage fencer serves, or nothing). */
+  readonly machine: boolean;
+  /** The node's storage clients must be proven fenced (it holds an image a storage fencer serves). */
+  readonly storage: boolean;
+  /**
+   * The node holds images no storage fencer serves: after the machine is proven off, their old watches
+   * must be given time to expire before they are released.
+   */
+  readonly watch: boolean;
+}
+
+/**
+ * The plan for what this observation shows: a node that holds images and a storage fencer for them is
+ * fenced at the storage layer; anything else (a disk, an image without a storage fencer, no volume at
+ * all) needs its machine off.
+ */
+export function isolationPlan(observation: Observation): IsolationPlan {
+  const attachments = observation.workload.volumeAttachments;
+  const images = attachments.filter((va) => va.image).length;
+  const disks = attachments.length - images;
+  const storage = images > 0 && observation.storage !== null;
+  return { machine: disks > 0 || !storage, storage, watch: images > 0 && !storage };
+}
+
+/** Whether a power-off proven at `proofAt` has outlived the images' old watches by `nowMs`. */
+export const watchesExpired = (proofAt: string, nowMs: number): boolean =>
+  nowMs - instant(proofAt, 'proofOfOff.observedAt') >= WATCH_EXPIRY_SECONDS * 1000;
+
+/** The blocklist entries listed now, by their canonical spelling. */
+export const listedEntries = (evidence: BlocklistEvidence): string[] => evidence.found.map((e) => e.entry);
