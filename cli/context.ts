@@ -58,5 +58,6 @@ export function depsFromOptions(options: ConnectionOptions, access: CheckedAcces
     awsCredentials: access.awsCredentials,
     computeFencers: alibaba ? [alibaba] : [],
     log: createLogger({ silent: !options.logJson }),
+    ...(options.chunkSize ? { pageSize: options.chunkSize } : {}),
   });
 }
