@@ -144,6 +144,8 @@ describe('the health check', () => {
   });
 });
 
+const i = (name: string) => Number(name.split('-')[1]);
+
 describe('what the health check reads', () => {
   /** The fake cluster with every call it receives recorded by method name. */
   const recorded = (world: Parameters<typeof fakeDeps>[0]) => {
@@ -212,5 +214,23 @@ describe('what the health check reads', () => {
 
     expect(filter).toEqual({ nodeNames: ['node-a'] });
     expect(calls.filter((c) => c === 'getPersistentVolume')).toHaveLength(1);
+  });
+
+  it('lists the PVs once instead of reading more than a hundred one by one', async () => {
+    const world = cluster();
+    const many = Array.from({ length: 101 }, (_, i) => `pv-${i}`);
+    const { deps, calls, workflow } = recorded({
+      ...world,
+      vas: many.map((name) => va('node-a', name)),
+      pvs: many.map((name) => pv(name, i(name) === 100 ? ['ReadWriteOnce'] : ['ReadWriteMany'])),
+    });
+
+    const report = await healthCheck(deps, SETTINGS, 'tick');
+
+    expect(calls.filter((c) => c.endsWith('PersistentVolume') || c.endsWith('PersistentVolumes'))).toEqual([
+      'listPersistentVolumes',
+    ]);
+    expect(report.outcomes).toEqual([expect.objectContaining({ result: 'started', node: 'node-a' })]);
+    expect(workflow.runs.size).toBe(1);
   });
 });
