@@ -134,8 +134,8 @@ function byUrgency(now: number) {
 /** The nodes of an event that hold no VolumeAttachment, for an instance already off. */
 async function holdingNothing(deps: TriggerDeps, nodes: readonly NodeView[]): Promise<Set<string>> {
   const names = new Set(nodes.map((n) => n.name));
-  const only = nodes.length === 1 ? nodes[0]?.name : undefined;
-  const vas = await deps.cluster.listVolumeAttachments(only ? { nodeName: only } : undefined);
+  // Only these nodes' attachments outlive their page: a burst naming many nodes holds no more.
+  const vas = await deps.cluster.listVolumeAttachments({ nodeNames: [...names] });
   for (const va of vas) names.delete(va.nodeName);
   return names;
 }
