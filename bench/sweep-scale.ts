@@ -1,13 +1,21 @@
 /**
- * The sweep at cluster scale, beside `kubectl get volumeattachments -o json` on the same data.
- * In a lab: 2,000 Node objects (no kubelets) backed by EC2 emulator instances, 20,000 PVs, claims and
- * Running pods, 20,000 attached VolumeAttachments (100 of them zombies of deleted nodes, so the EC2
- * cross-check has work), then `fencer sweep` as its own process, run as user kube-fencer: bundled with
- * the Lambdas' esbuild options (what is deployed), and under tsx (development).
- * Prints wall time, peak RSS and API requests per sweep. Usage: npm run bench:sweep [-- --runs 3]
+ * The sweep and the health check at cluster scale, beside kubectl on the same data, in one lab grown in
+ * stages (default: 2,000 nodes / 20,000 VolumeAttachments, then 5,000 / 125,000, the Kubernetes
+ * envelope). Node objects have no kubelets and are backed by EC2 emulator instances; each attachment
+ * has its PV (the first stage also a bound claim and a Running pod each); 100 attachments are zombies of
+ * deleted nodes, so the EC2 cross-check has work. Each stage measures, each as its own process:
+ * - `fencer sweep`, bundled as the Lambdas are (what is deployed), run as user kube-fencer;
+ * - the sweep and the health check as the functions compose them (bench/sweep-scale/probe.ts,
+ *   bundled), which also count the bytes they read from the API server;
+ * - the health check with every node Ready, and with 1 % of the nodes NotReady for an hour (default
+ *   limits: refused on the blast radius; and with the limit raised so that it reads what it would fence);
+ * - `kubectl get volumeattachments -o json` and `kubectl get nodes` (the lab's kubectl, as user kube-fencer).
+ * Prints wall time, peak RSS, API requests (from the API server's audit log) and bytes read.
+ * Usage: npm run bench:sweep [-- --runs 1 --shapes 2000x20000,5000x125000]
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, utimesSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { copyFileSync, mkdtempSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -15,22 +23,25 @@ import { bundle } from '../infra/bundling.js';
 import { binDir } from '../lab/build/go-binaries.js';
 import { type Lab, startLab } from '../lab/lab.js';
 import { REPO_ROOT } from '../lab/paths.js';
-import { binderBacklog, type Shape, seedCluster } from './sweep-scale/seed.js';
+import { mapBounded } from '../lib/app/sweep/bounded.js';
+import { binderBacklog, nodeName, type Seeded, seedCluster, setReady } from './sweep-scale/seed.js';
 
 const { values } = parseArgs({
   options: {
-    runs: { type: 'string', default: '3' },
-    nodes: { type: 'string', default: '2000' },
-    attachments: { type: 'string', default: '20000' },
+    runs: { type: 'string', default: '1' },
+    shapes: { type: 'string', default: '2000x20000,5000x125000' },
     zombies: { type: 'string', default: '100' },
+    // Claims and Running pods beside the first shape's attachments ('none': PVs and attachments only).
+    workload: { type: 'string', default: 'first' },
   },
 });
-const shape: Shape = {
-  nodes: Number(values.nodes),
-  attachments: Number(values.attachments),
-  zombies: Number(values.zombies),
-};
 const runs = Number(values.runs);
+const zombies = Number(values.zombies);
+const shapes = values.shapes.split(',').map((s, i) => {
+  const [nodes, attachments] = s.split('x').map(Number);
+  if (!nodes || !attachments) throw new Error(`--shapes: "${s}" is not NODESxATTACHMENTS`);
+  return { nodes, attachments, zombies, workload: i === 0 && values.workload !== 'none' };
+});
 
 interface Measured {
   readonly wallSeconds: number;
@@ -42,37 +53,66 @@ interface Measured {
 const median = (xs: number[]): number =>
   [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 
-/** The CLI bundled as the Lambdas are (infra/bundling.ts), into a temporary folder. */
-async function bundleCli(): Promise<string> {
-  const outfile = join(mkdtempSync(join(tmpdir(), 'fencer-bench-')), 'fencer.mjs');
-  await bundle(REPO_ROOT, join('cli', 'main.ts'), outfile);
+/** An entry bundled as the Lambdas are (infra/bundling.ts), into a temporary folder. */
+async function bundled(entry: string): Promise<string> {
+  // The CLI reads its version from ../package.json beside its bundle, as when installed.
+  const dir = mkdtempSync(join(tmpdir(), 'fencer-bench-'));
+  copyFileSync(join(REPO_ROOT, 'package.json'), join(dir, 'package.json'));
+  const outfile = join(dir, 'bin', 'out.mjs');
+  await bundle(REPO_ROOT, entry, outfile);
   return outfile;
 }
 
-/** Runs a command under GNU time, counting the audited requests of user kube-fencer it made. */
-function measure(lab: Lab, command: string, args: string[]): Measured {
+/**
+ * Runs a command under GNU time, counting the audited requests of user kube-fencer it made. Never
+ * synchronously: the lab's EC2 fault injector, which the sweep's cross-check goes through, runs in
+ * this process.
+ */
+async function measure(
+  lab: Lab,
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<Measured> {
   const before = lab.fencerRequests().length;
-  const env = { ...process.env, ...lab.fencerEnv };
-  const r = spawnSync('/usr/bin/time', ['-f', '%e %M', command, ...args], {
+  const child = spawn('/usr/bin/time', ['-f', '%e %M', command, ...args], {
     cwd: REPO_ROOT,
-    env,
-    encoding: 'utf8',
-    maxBuffer: 1 << 30,
+    env: { ...process.env, ...lab.fencerEnv, KUBECONFIG: lab.fencerKubeconfigPath, ...env },
   });
-  if (r.status !== 0) throw new Error(`${command} failed (${r.status}): ${r.stderr.slice(-2000)}`);
-  const [wall, rss] = (r.stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout.on('data', (b: Buffer) => out.push(b));
+  child.stderr.on('data', (b: Buffer) => err.push(b));
+  const [status] = (await once(child, 'close')) as [number | null];
+  const stderr = Buffer.concat(err).toString('utf8');
+  if (status !== 0) throw new Error(`${command} failed (${status}): ${stderr.slice(-2000)}`);
+  const [wall, rss] = (stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
   return {
     wallSeconds: wall ?? Number.NaN,
     maxRssMb: (rss ?? Number.NaN) / 1024,
     requests: lab.fencerRequests().length - before,
-    stdout: r.stdout,
+    stdout: Buffer.concat(out).toString('utf8'),
+  };
+}
+
+/** The median of `runs` measurements, with the last run's output. */
+async function repeat(make: () => Promise<Measured>): Promise<Measured> {
+  const all: Measured[] = [];
+  for (let i = 0; i < runs; i++) all.push(await make());
+  return {
+    wallSeconds: median(all.map((m) => m.wallSeconds)),
+    maxRssMb: median(all.map((m) => m.maxRssMb)),
+    requests: median(all.map((m) => m.requests)),
+    stdout: all.at(-1)?.stdout ?? '',
   };
 }
 
 const cell = (value: number, digits: number, width: number) =>
   (Number.isFinite(value) ? value.toFixed(digits) : '-').padStart(width);
-const row = (name: string, wall: number, rss: number, requests: number, extra = '') =>
-  `  ${name.padEnd(44)} ${cell(wall, 1, 8)} ${cell(rss, 0, 14)} ${cell(requests, 0, 13)}  ${extra}`;
+const mb = (bytes: number) => bytes / 1e6;
+function row(name: string, m: Measured, bytes: number, extra = ''): string {
+  return `  ${name.padEnd(52)} ${cell(m.wallSeconds, 2, 8)} ${cell(m.maxRssMb, 0, 9)} ${cell(m.requests, 0, 9)} ${cell(mb(bytes), 2, 9)}  ${extra}`;
+}
 
 // Nodes without kubelets must stay Ready for the whole run: a long node-monitor grace period.
 const lab = await startLab({
@@ -86,89 +126,113 @@ try {
   // The simulated kubelets re-list every pod and VolumeAttachment each second: silence them at this scale.
   await lab.cut('node-a');
   await lab.cut('node-b');
-  const t0 = performance.now();
-  await seedCluster(lab, shape, (line) => console.error(`seed: ${line}`));
-  console.error(`seed: done in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-  const bundle = await bundleCli();
-  const sweepArgs = ['sweep', '--output', 'json', '--kubeconfig', lab.fencerKubeconfigPath];
-  const baseline = measure(lab, process.execPath, [bundle, 'sweep', '--help']);
+  const [cli, probe] = await Promise.all([
+    bundled(join('cli', 'main.ts')),
+    bundled(join('bench', 'sweep-scale', 'probe.ts')),
+  ]);
+  const kubectl = join(binDir(), 'kubectl');
+  const env = { FENCER_CLUSTER: lab.cluster, AWS_REGION: lab.region };
+  let seeded: Seeded | undefined;
+  for (const shape of shapes) {
+    const t0 = performance.now();
+    seeded = await seedCluster(lab, shape, (line) => console.error(`seed: ${line}`), seeded);
+    const seedSeconds = (performance.now() - t0) / 1000;
+    console.error(`seed: ${shape.nodes} / ${shape.attachments} done in ${seedSeconds.toFixed(0)} s`);
 
-  const sweeps = { bundled: [] as (Measured & { sweepSeconds: number })[], tsx: [] as Measured[] };
-  let last = { providerCalls: 0, findings: 0 };
-  const kubectl: Measured[] = [];
-  for (let i = 0; i < runs; i++) {
-    const m = measure(lab, process.execPath, [bundle, ...sweepArgs]);
-    const report = JSON.parse(m.stdout) as { durationMs: number; providerCalls: number; findings: unknown[] };
-    last = { providerCalls: report.providerCalls, findings: report.findings.length };
-    sweeps.bundled.push({ ...m, stdout: '', sweepSeconds: report.durationMs / 1000 });
-    sweeps.tsx.push({
-      ...measure(lab, process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'cli', 'main.ts'), ...sweepArgs]),
-      stdout: '',
-    });
-    const k = measure(lab, join(binDir(), 'kubectl'), [
-      '--kubeconfig',
-      lab.fencerKubeconfigPath,
-      'get',
-      'volumeattachments',
-      '-o',
-      'json',
-    ]);
-    kubectl.push({ ...k, stdout: `${(k.stdout.length / 1e6).toFixed(0)} MB of JSON` });
+    const cliSweep = await repeat(() =>
+      measure(lab, process.execPath, [
+        cli,
+        'sweep',
+        '--output',
+        'json',
+        '--kubeconfig',
+        lab.fencerKubeconfigPath,
+      ]),
+    );
+    const cliReport = JSON.parse(cliSweep.stdout) as {
+      durationMs: number;
+      providerCalls: number;
+      findings: unknown[];
+    };
+    const sweep = await repeat(() => measure(lab, process.execPath, [probe, 'sweep'], env));
+    const sweepReport = JSON.parse(sweep.stdout) as {
+      durationMs: number;
+      findings: number;
+      providerCalls: number;
+      bytesRead: number;
+    };
+    const vas = await repeat(() => measure(lab, kubectl, ['get', 'volumeattachments', '-o', 'json']));
+    const nodes = await repeat(() => measure(lab, kubectl, ['get', 'nodes']));
+    const allReady = await repeat(() => measure(lab, process.execPath, [probe, 'health-check'], env));
+
+    // 1 % of the nodes NotReady for an hour, as their kubelets would report it.
+    const sick = Array.from({ length: Math.ceil(shape.nodes / 100) }, (_, i) => nodeName(i * 100));
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    await mapBounded(sick, 16, (name) => setReady(lab, name, 'False', hourAgo));
+    const refused = await repeat(() => measure(lab, process.execPath, [probe, 'health-check'], env));
+    const raised = await repeat(() =>
+      measure(lab, process.execPath, [probe, 'health-check', String(sick.length)], env),
+    );
+    await mapBounded(sick, 16, (name) => setReady(lab, name, 'True', new Date()));
+
+    const hc = (m: Measured) =>
+      JSON.parse(m.stdout) as { bytesRead: number; started: number; refused: string | null; skipped: number };
+    const backlog = await binderBacklog(lab);
+    console.log(
+      `\n${shape.nodes} nodes, ${shape.attachments} attached VolumeAttachments (${zombies} zombies of deleted nodes) and their PVs` +
+        `${shapes[0]?.workload ? ` (claims and Running pods for the first ${shapes[0].attachments})` : ''}; seeded in ${seedSeconds.toFixed(0)} s; median of ${runs}`,
+    );
+    console.log(
+      `  ${''.padEnd(52)} ${'wall (s)'.padStart(8)} ${'RSS (MB)'.padStart(9)} ${'requests'.padStart(9)} ${'read (MB)'.padStart(9)}`,
+    );
+    console.log(
+      row(
+        'fencer sweep, bundled CLI: whole process',
+        cliSweep,
+        Number.NaN,
+        `sweep itself ${(cliReport.durationMs / 1000).toFixed(2)} s, ${cliReport.findings.length} findings, ${cliReport.providerCalls} EC2 calls`,
+      ),
+    );
+    console.log(
+      row(
+        'sweep as the function composes it: whole process',
+        sweep,
+        sweepReport.bytesRead,
+        `sweep itself ${(sweepReport.durationMs / 1000).toFixed(2)} s, ${sweepReport.findings} findings`,
+      ),
+    );
+    console.log(
+      row(
+        'kubectl get volumeattachments -o json',
+        vas,
+        Number.NaN,
+        `${mb(vas.stdout.length).toFixed(0)} MB of JSON printed`,
+      ),
+    );
+    console.log(row('health check, every node Ready', allReady, hc(allReady).bytesRead));
+    console.log(
+      row(
+        `health check, ${sick.length} NotReady (default limits)`,
+        refused,
+        hc(refused).bytesRead,
+        `refused: ${hc(refused).refused}`,
+      ),
+    );
+    console.log(
+      row(
+        `health check, ${sick.length} NotReady (limit ${sick.length})`,
+        raised,
+        hc(raised).bytesRead,
+        `${hc(raised).started} started (in-flight limit), ${hc(raised).skipped} skipped`,
+      ),
+    );
+    console.log(row('kubectl get nodes', nodes, Number.NaN));
+    console.log(
+      `  (PV controller still settling ${backlog.unbound} of ${backlog.total} PVs at its default 20 QPS during the runs.)`,
+    );
   }
-  const backlog = await binderBacklog(lab);
-  const b = (f: (m: (typeof sweeps.bundled)[number]) => number) => median(sweeps.bundled.map(f));
-  const med = (list: Measured[], f: (m: Measured) => number) => median(list.map(f));
   console.log(
-    `sweep-scale: ${shape.nodes} nodes, ${shape.attachments} attached VolumeAttachments (${shape.zombies} of them zombies of deleted nodes), ` +
-      `${shape.attachments} PVs and claims, ${shape.attachments - shape.zombies} Running pods; median of ${runs} runs`,
-  );
-  console.log(
-    `  ${''.padEnd(44)} ${'wall (s)'.padStart(8)} ${'peak RSS (MB)'.padStart(14)} ${'API requests'.padStart(13)}`,
-  );
-  console.log(
-    row(
-      'fencer sweep, bundled: the sweep itself',
-      b((m) => m.sweepSeconds),
-      Number.NaN,
-      Number.NaN,
-    ),
-  );
-  console.log(
-    row(
-      'fencer sweep, bundled: whole process',
-      b((m) => m.wallSeconds),
-      b((m) => m.maxRssMb),
-      b((m) => m.requests),
-      `${last.findings} findings, ${last.providerCalls} EC2 calls`,
-    ),
-  );
-  console.log(
-    row(
-      'fencer sweep --help, bundled (baseline)',
-      baseline.wallSeconds,
-      baseline.maxRssMb,
-      baseline.requests,
-    ),
-  );
-  console.log(
-    row(
-      'fencer sweep under tsx (development)',
-      med(sweeps.tsx, (m) => m.wallSeconds),
-      med(sweeps.tsx, (m) => m.maxRssMb),
-      med(sweeps.tsx, (m) => m.requests),
-    ),
-  );
-  console.log(
-    row(
-      'kubectl get volumeattachments -o json',
-      med(kubectl, (m) => m.wallSeconds),
-      med(kubectl, (m) => m.maxRssMb),
-      med(kubectl, (m) => m.requests),
-      kubectl[0]?.stdout ?? '',
-    ),
-  );
-  console.log(
-    `  goal: a full sweep under 10 s and 300 MB. (PV controller still binding ${backlog.unbound} of ${backlog.total} PVs at its default 20 QPS during the runs.)`,
+    '\ngoals: sweep at 5,000 / 125,000 under 10 s and 400 MB; health check, all Ready, under 1 s, one request, under 5 MB read.',
   );
 } finally {
   clearInterval(keepAlive);

@@ -61,5 +61,6 @@ export function depsFromOptions(options: ConnectionOptions, access: CheckedAcces
     computeFencers: alibaba ? [alibaba] : [],
     ceph: cephRbdSettingsFromEnv(process.env, (path) => readFileSync(path, 'utf8')),
     log: createLogger({ silent: !options.logJson }),
+    ...(options.chunkSize ? { pageSize: options.chunkSize } : {}),
   });
 }

@@ -8,6 +8,12 @@ export const int =
     if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number >= 0');
     return n;
   };
+/** A whole number of at least 1 (a page size: the API server reads 0 as "no paging at all"). */
+export const positiveInt = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number >= 1');
+  return n;
+};
 const fraction = (value: string): number => {
   const n = Number(value);
   if (!(n > 0 && n < 1)) throw new InvalidArgumentError('must be above 0 and below 1');
@@ -153,6 +159,8 @@ export interface ConnectionOptions {
   readonly output: OutputFormat;
   readonly logJson?: boolean;
   readonly debug?: boolean;
+  /** Items per page of Kubernetes lists (`--chunk-size`, as kubectl's); commands without it use 500. */
+  readonly chunkSize?: number;
 }
 
 export interface FenceOptions extends ConnectionOptions {

@@ -36,6 +36,8 @@ export interface FencerConfig {
   readonly metrics?: Metrics;
   /** Who writes the Kubernetes Events, e.g. the Lambda function's name. @default the host name */
   readonly reportingInstance?: string;
+  /** Items per page of every Kubernetes list. @default 500 (as kubectl's `--chunk-size`) */
+  readonly pageSize?: number;
 }
 
 /** The shape of an Alibaba providerID, for routing only (the ECS fencer parses it strictly). */
@@ -78,6 +80,7 @@ export function composeDeps(config: FencerConfig): FencerDeps {
     cluster: new KubeCluster(config.endpoint, {
       logger: log,
       ...(config.reportingInstance ? { reportingInstance: config.reportingInstance } : {}),
+      ...(config.pageSize ? { pageSize: config.pageSize } : {}),
     }),
     compute: new ProviderRegistry(computeFencers(config, log)),
     storage: config.ceph ? [new CephRbdStorageFencer({ settings: config.ceph })] : [],

@@ -1,27 +1,68 @@
 /**
  * Seeds a lab with a large cluster's storage objects, directly through the API with the admin
- * credentials and bounded concurrency. Bulk VolumeAttachments use a CSI driver no attacher serves, so
- * the lab's csi-attacher leaves them alone; their status is written as an attacher would.
+ * credentials and parallel creates (the fastest honest way found here: every object goes through the
+ * API server's admission and validation, as a real cluster's did). Shapes grow in stages in one lab:
+ * a stage adds the nodes and attachments beyond the previous stage's. Bulk VolumeAttachments use a CSI
+ * driver no attacher serves, so the lab's csi-attacher leaves them alone; their status is written as
+ * an attacher would.
  */
 import { RunInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
-import { CoreV1Api, PatchStrategy, StorageV1Api, setHeaderOptions } from '@kubernetes/client-node';
 import { createVolume } from '../../lab/ec2-emulator.js';
 import type { Lab } from '../../lab/lab.js';
+import { ApiClient } from '../../lib/adapters/kubernetes/api/api-client.js';
 import { KubeCluster } from '../../lib/adapters/kubernetes/index.js';
 import { mapBounded } from '../../lib/app/sweep/bounded.js';
 
 export interface Shape {
   readonly nodes: number;
   readonly attachments: number;
-  /** VolumeAttachments of deleted nodes whose instance is terminated and disk detached. */
+  /** VolumeAttachments of deleted nodes whose instance is terminated and disk detached (the first ones). */
   readonly zombies: number;
+  /** Whether each attachment also gets a bound claim and a Running pod (the sweep reads neither). */
+  readonly workload: boolean;
+}
+
+/** What a stage created that the next needs: the nodes' instances, the zombies' disks. */
+export interface Seeded {
+  readonly shape: Shape;
+  readonly instances: readonly string[];
 }
 
 export const BULK_DRIVER = 'bulk.csi.kube-fencer.io';
 const NAMESPACE = 'bench';
-const CONCURRENCY = 24;
-const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-const pad = (i: number) => String(i).padStart(5, '0');
+/** Creates in flight: past this the lab's API server (on 2 shared cores) gets no faster. */
+const CONCURRENCY = 48;
+const MERGE = 'application/merge-patch+json';
+const STRATEGIC = 'application/strategic-merge-patch+json';
+
+/**
+ * Creates and status writes on the project's own client: kept-alive connections, so 48 requests in
+ * flight cost no TLS handshake each (client-node opened one per request here, several times slower).
+ */
+class Writer {
+  readonly #api: ApiClient;
+  constructor(lab: Lab) {
+    this.#api = new ApiClient(lab.endpoint);
+  }
+  create(path: string, body: unknown): Promise<unknown> {
+    return this.#api.call({ method: 'POST', path, body });
+  }
+  patch(path: string, body: unknown, contentType = MERGE): Promise<unknown> {
+    return this.#api.call({ method: 'PATCH', path, body, contentType });
+  }
+}
+const writers = new WeakMap<Lab, Writer>();
+const writerOf = (lab: Lab): Writer => {
+  const known = writers.get(lab);
+  if (known) return known;
+  const fresh = new Writer(lab);
+  writers.set(lab, fresh);
+  return fresh;
+};
+const pad = (i: number) => String(i).padStart(6, '0');
+const range = (from: number, to: number) =>
+  Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
+export const nodeName = (i: number) => `bulk-${pad(i)}`;
 
 async function runInstances(lab: Lab, count: number, zone: string): Promise<string[]> {
   const ids: string[] = [];
@@ -46,11 +87,42 @@ async function runInstances(lab: Lab, count: number, zone: string): Promise<stri
   return ids;
 }
 
-/** Creates every object of the shape; `say` reports progress. */
-export async function seedCluster(lab: Lab, shape: Shape, say: (line: string) => void): Promise<void> {
-  const core = lab.kubeConfig.makeApiClient(CoreV1Api);
-  const storage = lab.kubeConfig.makeApiClient(StorageV1Api);
+/** Sets a node's Ready condition, as its kubelet would; `since` is the condition's last transition. */
+export async function setReady(lab: Lab, name: string, status: 'True' | 'False', since: Date): Promise<void> {
+  const now = new Date().toISOString();
+  await writerOf(lab).patch(
+    `/api/v1/nodes/${name}/status`,
+    {
+      status: {
+        conditions: [
+          {
+            type: 'Ready',
+            status,
+            reason: status === 'True' ? 'KubeletReady' : 'KubeletNotReady',
+            message: 'bench',
+            lastHeartbeatTime: now,
+            lastTransitionTime: since.toISOString(),
+          },
+        ],
+      },
+    },
+    STRATEGIC,
+  );
+}
+
+/**
+ * Creates the objects of `shape` beyond those of `previous` (a stage seeded earlier in the same lab);
+ * `say` reports progress.
+ */
+export async function seedCluster(
+  lab: Lab,
+  shape: Shape,
+  say: (line: string) => void,
+  previous?: Seeded,
+): Promise<Seeded> {
+  const api = writerOf(lab);
   const zone = `${lab.region}a`;
+  const from: Shape = previous?.shape ?? { nodes: 0, attachments: 0, zombies: 0, workload: false };
   const timed = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
     const t = performance.now();
     const result = await work();
@@ -58,130 +130,110 @@ export async function seedCluster(lab: Lab, shape: Shape, say: (line: string) =>
     return result;
   };
 
-  const instances = await timed(`${shape.nodes} EC2 instances`, () => runInstances(lab, shape.nodes, zone));
-  const nodeName = (i: number) => `bulk-${pad(i % shape.nodes)}`;
-  await timed(`${shape.nodes} Ready nodes`, () =>
-    mapBounded(instances, CONCURRENCY, async (instanceId, i) => {
+  const added = await timed(`${shape.nodes - from.nodes} EC2 instances`, () =>
+    runInstances(lab, shape.nodes - from.nodes, zone),
+  );
+  const instances = [...(previous?.instances ?? []), ...added];
+  await timed(`${shape.nodes - from.nodes} Ready nodes`, () =>
+    mapBounded(range(from.nodes, shape.nodes), CONCURRENCY, async (i) => {
       const name = nodeName(i);
-      await core.createNode({
-        body: {
-          metadata: { name, labels: { 'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': zone } },
-          spec: { providerID: `aws:///${zone}/${instanceId}` },
-        },
+      await api.create('/api/v1/nodes', {
+        metadata: { name, labels: { 'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': zone } },
+        spec: { providerID: `aws:///${zone}/${instances[i]}` },
       });
-      const now = new Date().toISOString();
-      await core.patchNodeStatus(
-        {
-          name,
-          body: {
-            status: {
-              conditions: [
+      await setReady(lab, name, 'True', new Date());
+    }),
+  );
+
+  // The zombies (first stage only): instances terminated, disks detached, Node objects never created.
+  const newZombies = Math.max(0, shape.zombies - from.zombies);
+  const gone = newZombies > 0 ? await runInstances(lab, newZombies, zone) : [];
+  if (gone.length) await lab.ec2.client.send(new TerminateInstancesCommand({ InstanceIds: gone }));
+  const zombieVolumes = await timed(`${newZombies} detached EBS volumes`, () =>
+    mapBounded(gone, 8, () => createVolume(lab.ec2.client, { zone, sizeGiB: 1, cluster: lab.cluster })),
+  );
+  if (!previous) await api.create('/api/v1/namespaces', { metadata: { name: NAMESPACE } });
+
+  const indices = range(from.attachments, shape.attachments);
+  const zombie = (i: number) => i < shape.zombies;
+  const pvName = (i: number) => `bulk-pv-${pad(i)}`;
+  const claimName = (i: number) => `data-${pad(i)}`;
+  const handle = (i: number) => (zombie(i) ? (zombieVolumes[i - from.zombies] ?? '') : `vol-bulk${pad(i)}`);
+  // Attachments spread over the stage's nodes, round robin.
+  const nodeOf = (i: number) => nodeName(i % shape.nodes);
+  await timed(`${indices.length} PVs${shape.workload ? ' and claims' : ''}`, () =>
+    mapBounded(indices, CONCURRENCY, async (i) => {
+      await api.create('/api/v1/persistentvolumes', {
+        metadata: { name: pvName(i) },
+        spec: {
+          capacity: { storage: '1Gi' },
+          accessModes: ['ReadWriteOnce'],
+          persistentVolumeReclaimPolicy: 'Retain',
+          storageClassName: '',
+          ...(shape.workload ? { claimRef: { namespace: NAMESPACE, name: claimName(i) } } : {}),
+          csi: { driver: BULK_DRIVER, volumeHandle: handle(i) },
+          nodeAffinity: {
+            required: {
+              nodeSelectorTerms: [
                 {
-                  type: 'Ready',
-                  status: 'True',
-                  reason: 'KubeletReady',
-                  message: 'bench',
-                  lastHeartbeatTime: now,
-                  lastTransitionTime: now,
+                  matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: [zone] }],
                 },
               ],
             },
           },
         },
-        setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
-      );
+      });
+      if (!shape.workload) return;
+      await api.create(`/api/v1/namespaces/${NAMESPACE}/persistentvolumeclaims`, {
+        metadata: { name: claimName(i) },
+        spec: {
+          accessModes: ['ReadWriteOnce'],
+          storageClassName: '',
+          volumeName: pvName(i),
+          resources: { requests: { storage: '1Gi' } },
+        },
+      });
     }),
   );
-
-  // The zombies: instances terminated, disks detached, Node objects never created.
-  const gone = shape.zombies > 0 ? await runInstances(lab, shape.zombies, zone) : [];
-  if (gone.length) await lab.ec2.client.send(new TerminateInstancesCommand({ InstanceIds: gone }));
-  const zombieVolumes = await timed(`${shape.zombies} detached EBS volumes`, () =>
-    mapBounded(gone, 8, () => createVolume(lab.ec2.client, { zone, sizeGiB: 1, cluster: lab.cluster })),
-  );
-  await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
-
-  const healthy = shape.attachments - shape.zombies;
-  const indices = Array.from({ length: shape.attachments }, (_, i) => i);
-  const zombie = (i: number) => i >= healthy;
-  const pvName = (i: number) => `bulk-pv-${pad(i)}`;
-  const handle = (i: number) => (zombie(i) ? (zombieVolumes[i - healthy] ?? '') : `vol-bulk${pad(i)}`);
-  await timed(`${shape.attachments} PVs and claims`, () =>
-    mapBounded(indices, CONCURRENCY, async (i) => {
-      await core.createPersistentVolume({
-        body: {
-          metadata: { name: pvName(i) },
-          spec: {
-            capacity: { storage: '1Gi' },
-            accessModes: ['ReadWriteOnce'],
-            persistentVolumeReclaimPolicy: 'Retain',
-            storageClassName: '',
-            claimRef: { namespace: NAMESPACE, name: `data-${pad(i)}` },
-            csi: { driver: BULK_DRIVER, volumeHandle: handle(i) },
-            nodeAffinity: {
-              required: {
-                nodeSelectorTerms: [
-                  {
-                    matchExpressions: [
-                      { key: 'topology.kubernetes.io/zone', operator: 'In', values: [zone] },
-                    ],
-                  },
-                ],
-              },
+  if (shape.workload) {
+    await timed(`${indices.filter((i) => !zombie(i)).length} Running pods`, () =>
+      mapBounded(
+        indices.filter((i) => !zombie(i)),
+        CONCURRENCY,
+        async (i) => {
+          const name = `app-${pad(i)}`;
+          await api.create(`/api/v1/namespaces/${NAMESPACE}/pods`, {
+            metadata: { name },
+            spec: {
+              nodeName: nodeOf(i),
+              containers: [
+                { name: 'app', image: 'busybox', volumeMounts: [{ name: 'data', mountPath: '/data' }] },
+              ],
+              volumes: [{ name: 'data', persistentVolumeClaim: { claimName: claimName(i) } }],
             },
-          },
+          });
+          await api.patch(`/api/v1/namespaces/${NAMESPACE}/pods/${name}/status`, {
+            status: { phase: 'Running' },
+          });
         },
-      });
-      await core.createNamespacedPersistentVolumeClaim({
-        namespace: NAMESPACE,
-        body: {
-          metadata: { name: `data-${pad(i)}` },
-          spec: {
-            accessModes: ['ReadWriteOnce'],
-            storageClassName: '',
-            volumeName: pvName(i),
-            resources: { requests: { storage: '1Gi' } },
-          },
-        },
-      });
-    }),
-  );
-  await timed(`${healthy} Running pods`, () =>
-    mapBounded(indices.slice(0, healthy), CONCURRENCY, async (i) => {
-      const name = `app-${pad(i)}`;
-      await core.createNamespacedPod({
-        namespace: NAMESPACE,
-        body: {
-          metadata: { name },
-          spec: {
-            nodeName: nodeName(i),
-            containers: [
-              { name: 'app', image: 'busybox', volumeMounts: [{ name: 'data', mountPath: '/data' }] },
-            ],
-            volumes: [{ name: 'data', persistentVolumeClaim: { claimName: `data-${pad(i)}` } }],
-          },
-        },
-      });
-      await core.patchNamespacedPodStatus(
-        { name, namespace: NAMESPACE, body: { status: { phase: 'Running' } } },
-        merge,
-      );
-    }),
-  );
-  await timed(`${shape.attachments} attached VolumeAttachments`, () =>
+      ),
+    );
+  }
+  await timed(`${indices.length} attached VolumeAttachments`, () =>
     mapBounded(indices, CONCURRENCY, async (i) => {
       const name = `bulk-va-${pad(i)}`;
-      const node = zombie(i) ? `bulk-gone-${pad(i)}` : nodeName(i);
-      const instanceId = zombie(i) ? gone[i - healthy] : instances[i % shape.nodes];
-      await storage.createVolumeAttachment({
-        body: {
-          metadata: { name, annotations: { 'csi.alpha.kubernetes.io/node-id': instanceId ?? '' } },
-          spec: { attacher: BULK_DRIVER, nodeName: node, source: { persistentVolumeName: pvName(i) } },
-        },
+      const node = zombie(i) ? `bulk-gone-${pad(i)}` : nodeOf(i);
+      const instanceId = zombie(i) ? gone[i - from.zombies] : instances[i % shape.nodes];
+      await api.create('/apis/storage.k8s.io/v1/volumeattachments', {
+        metadata: { name, annotations: { 'csi.alpha.kubernetes.io/node-id': instanceId ?? '' } },
+        spec: { attacher: BULK_DRIVER, nodeName: node, source: { persistentVolumeName: pvName(i) } },
       });
-      await storage.patchVolumeAttachmentStatus({ name, body: { status: { attached: true } } }, merge);
+      await api.patch(`/apis/storage.k8s.io/v1/volumeattachments/${name}/status`, {
+        status: { attached: true },
+      });
     }),
   );
+  return { shape, instances };
 }
 
 /**

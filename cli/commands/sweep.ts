@@ -3,7 +3,7 @@ import type { FencerDeps } from '../../lib/app/deps.js';
 import type { FencingStarter } from '../../lib/app/sweep/index.js';
 import { SWEEP_CLASS_SENTENCES } from '../../lib/domain/sweep/classes.js';
 import { EXIT_CODES_HELP, ExitCode } from '../exit-codes.js';
-import { type ConnectionOptions, duration, int } from '../options.js';
+import { type ConnectionOptions, duration, int, positiveInt } from '../options.js';
 import { printResult } from '../print.js';
 import { requireOption } from '../usage.js';
 
@@ -103,6 +103,12 @@ export function registerSweep(program: Command): void {
       300,
     )
     .option('--max-provider-calls <n>', 'EC2 calls one sweep may make', int('--max-provider-calls'), 50)
+    .option(
+      '--chunk-size <n>',
+      'objects per page of each Kubernetes list, as kubectl reads them',
+      positiveInt,
+      500,
+    )
     .option(
       '--max-unhealthy <n>',
       'start no fencing when more nodes than this are unhealthy',

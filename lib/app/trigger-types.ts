@@ -119,7 +119,13 @@ export interface ProviderIdReaders {
 export interface TriggerDeps {
   readonly cluster: Pick<
     Cluster,
-    'listNodes' | 'getNode' | 'listVolumeAttachments' | 'listPersistentVolumes' | 'listFencingClaims'
+    | 'listNodeReadiness'
+    | 'listNodeProviderIds'
+    | 'getNode'
+    | 'listVolumeAttachments'
+    | 'getPersistentVolume'
+    | 'listPersistentVolumes'
+    | 'listFencingClaims'
   >;
   readonly compute: ProviderIdReaders;
   readonly workflow: Workflow;

@@ -8,7 +8,7 @@
 import type { FenceRequest } from '../domain/request.js';
 import type { NodeView } from '../ports/cluster.js';
 import { TRIGGER_RECORD_LIMITS, type TriggerRecord, TriggerSource } from '../ports/workflow.js';
-import { nodesByInstance } from './node-index.js';
+import { NodeIndex } from './node-index.js';
 import { clip, RejectionTally } from './rejections.js';
 import { incidentOf, runName, startRun } from './start-run.js';
 import { mapBounded } from './sweep/bounded.js';
@@ -134,8 +134,8 @@ function byUrgency(now: number) {
 /** The nodes of an event that hold no VolumeAttachment, for an instance already off. */
 async function holdingNothing(deps: TriggerDeps, nodes: readonly NodeView[]): Promise<Set<string>> {
   const names = new Set(nodes.map((n) => n.name));
-  const only = nodes.length === 1 ? nodes[0]?.name : undefined;
-  const vas = await deps.cluster.listVolumeAttachments(only ? { nodeName: only } : undefined);
+  // Only these nodes' attachments outlive their page: a burst naming many nodes holds no more.
+  const vas = await deps.cluster.listVolumeAttachments({ nodeNames: [...names] });
   for (const va of vas) names.delete(va.nodeName);
   return names;
 }
@@ -147,9 +147,7 @@ async function routeInstances(
   tally: RejectionTally,
 ): Promise<TriggerOutcome[]> {
   const maxAge = trigger.source === TriggerSource.Ec2StateChange ? STATE_CHANGE_INDEX_MAX_AGE_MS : 0;
-  const nodes = deps.nodeIndex
-    ? await deps.nodeIndex.nodesFor(deps, trigger.instanceIds, maxAge)
-    : nodesByInstance(deps, await deps.cluster.listNodes(), trigger.instanceIds);
+  const nodes = await (deps.nodeIndex ?? new NodeIndex()).nodesFor(deps, trigger.instanceIds, maxAge);
   let matched: { instanceId: string; node: NodeView }[] = [];
   for (const instanceId of trigger.instanceIds) {
     const node = nodes.get(instanceId);

@@ -33,6 +33,18 @@ export interface NodeView extends SweepNode {
   readonly taints: readonly Taint[];
 }
 
+/** A node's name and whether its Ready condition is True: the cheapest read of a cluster's health. */
+export interface NodeReadiness {
+  readonly name: string;
+  readonly ready: boolean;
+}
+
+/** A node's name and providerID, all a router needs to index instances to nodes. */
+export interface NodeProviderId {
+  readonly name: string;
+  readonly providerId?: string;
+}
+
 export interface LeaseView {
   readonly holder?: string;
   /** Last renewal (ISO 8601). */
@@ -66,6 +78,12 @@ export interface PodView {
  * depends on the domain, never the reverse), so a sweep reads these views without copying them.
  */
 export type VolumeAttachmentView = SweepVolumeAttachment;
+
+/** Which VolumeAttachments to keep: those on `nodeName`, or on any of `nodeNames`; all when neither is set. */
+export interface VolumeAttachmentFilter {
+  readonly nodeName?: string;
+  readonly nodeNames?: readonly string[];
+}
 
 /** A PersistentVolume as the use cases see it: the sweep's model, plus the nodes a local PV is bound to. */
 export interface PersistentVolumeView extends SweepPersistentVolume {
@@ -182,10 +200,20 @@ export interface Cluster {
   getNode(name: string): Promise<NodeView | null>;
   /** Every node, fetched page by page. */
   listNodes(): Promise<readonly NodeView[]>;
+  /**
+   * Every node's readiness, in one small read that may be a little stale (the API server's watch
+   * cache): read a node again before deciding anything about it.
+   */
+  listNodeReadiness(): Promise<readonly NodeReadiness[]>;
+  /** Every node's providerID, page by page, keeping nothing else of the nodes. */
+  listNodeProviderIds(): Promise<readonly NodeProviderId[]>;
   getNodeLease(name: string): Promise<LeaseView | null>;
   listPodsOnNode(nodeName: string): Promise<readonly PodView[]>;
-  /** VolumeAttachments, all or those of one node, fetched page by page. */
-  listVolumeAttachments(filter?: { readonly nodeName?: string }): Promise<readonly VolumeAttachmentView[]>;
+  /**
+   * VolumeAttachments, all or those of one node or of some nodes, fetched page by page; only the
+   * wanted ones are kept.
+   */
+  listVolumeAttachments(filter?: VolumeAttachmentFilter): Promise<readonly VolumeAttachmentView[]>;
   listPersistentVolumes(): Promise<readonly PersistentVolumeView[]>;
   getVolumeAttachment(name: string): Promise<VolumeAttachmentView | null>;
   getPersistentVolume(name: string): Promise<PersistentVolumeView | null>;

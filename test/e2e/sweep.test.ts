@@ -263,6 +263,25 @@ describe('fencer sweep', () => {
       expect(report.findings.filter((f) => f.class === 'VA_ON_NOTREADY_NODE')).toEqual([]);
       expect(report.counts).toMatchObject({ VA_NODE_MISSING: 2, VA_PV_MISSING: 1, VA_STUCK_DELETING: 1 });
     });
+
+    it('finds the same with one object per page of every list (--chunk-size 1), page after page', async () => {
+      const mark = lab.fencerRequests().length;
+      const { report: paged } = await sweepJson(lab, ['--chunk-size', '1']);
+      const vaPages = lab
+        .fencerRequests()
+        .slice(mark)
+        .filter((e) => e.verb === 'list' && e.objectRef?.resource === 'volumeattachments');
+      // What a finding is, without the ages and times that move between two sweeps.
+      const gist = (r: SweepReport) =>
+        r.findings
+          .map((f) => ({ id: f.id, objects: f.objects, next: f.nextAction.kind }))
+          .sort((a, b) => (a.id < b.id ? -1 : 1));
+
+      expect(report.scanned.volumeAttachments).toBeGreaterThan(1);
+      expect(vaPages.length).toBeGreaterThanOrEqual(report.scanned.volumeAttachments);
+      expect(paged.scanned).toEqual(report.scanned);
+      expect(gist(paged)).toEqual(gist(report));
+    });
   });
 
   describe('--remediate', () => {

@@ -57,6 +57,8 @@ describe('deploy/rbac.yaml', () => {
     const verbs = new Set(role?.rules?.flatMap((r) => r.verbs));
 
     expect([...verbs].sort()).toEqual(['get', 'list']);
+    // The health check reads its candidates' PVs one by one (GET) when they are few.
+    expect(verbsOn(role, 'persistentvolumes')).toEqual(['get', 'list']);
     expect(named('ClusterRoleBinding', 'kube-fencer-trigger')?.subjects).toEqual([
       { apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: TRIGGER_GROUP },
     ]);

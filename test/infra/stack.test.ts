@@ -1,6 +1,7 @@
 /** The synthesized stack: IAM, functions, rules and schedules, encryption, EKS access, alarms. */
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { SWEEP_MEMORY_MB } from '../../infra/constructs/cluster-fencer.js';
 import { triggerPatterns } from '../../infra/constructs/event-rules.js';
 import { synth } from '../support/synth.js';
 
@@ -123,6 +124,16 @@ describe('functions', () => {
           FENCER_EKS_CLUSTER_NAME: 'prod',
         }),
       },
+    });
+  });
+  it('give the sweep the memory its compact views need at 125,000 VolumeAttachments, and the others the default', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('sweep zombie'),
+      MemorySize: SWEEP_MEMORY_MB,
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('fence nodes NotReady too long'),
+      MemorySize: 512,
     });
   });
 });

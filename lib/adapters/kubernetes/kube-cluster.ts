@@ -9,6 +9,8 @@ import type {
   LeaseView,
   MutationOptions,
   NodeEvent,
+  NodeProviderId,
+  NodeReadiness,
   NodeView,
   NodeWriteOptions,
   ObjectEventView,
@@ -18,6 +20,7 @@ import type {
   ServerVersion,
   StorageClassView,
   Taint,
+  VolumeAttachmentFilter,
   VolumeAttachmentView,
 } from '../../ports/cluster.js';
 import { ApiClient } from './api/api-client.js';
@@ -28,6 +31,7 @@ import { deleteVolumeAttachment, forceDeletePod } from './deletions.js';
 import { toKubernetesApiError } from './errors.js';
 import { recordNodeEvent } from './events.js';
 import { type KubeClusterLogger, silentLogger } from './logger.js';
+import { listNodeProviderIds, listNodeReadiness } from './node-summaries.js';
 import { NodeWriter } from './node-writer.js';
 import { RawLister } from './raw-list.js';
 import { ClusterReads, getOrNull } from './reads.js';
@@ -109,6 +113,14 @@ export class KubeCluster implements Cluster {
     return this.#lister.list('listNode', apiPaths.nodes, {}, toNodeView);
   }
 
+  listNodeReadiness(): Promise<readonly NodeReadiness[]> {
+    return listNodeReadiness(this.#lister);
+  }
+
+  listNodeProviderIds(): Promise<readonly NodeProviderId[]> {
+    return listNodeProviderIds(this.#lister);
+  }
+
   getNodeLease(name: string): Promise<LeaseView | null> {
     return getOrNull(
       this.#api,
@@ -127,18 +139,19 @@ export class KubeCluster implements Cluster {
     );
   }
 
-  listVolumeAttachments(
-    filter: { readonly nodeName?: string } = {},
-  ): Promise<readonly VolumeAttachmentView[]> {
-    // The API has no field selector on spec.nodeName for VolumeAttachments: filter page by page.
+  listVolumeAttachments(filter: VolumeAttachmentFilter = {}): Promise<readonly VolumeAttachmentView[]> {
+    // The API has no field selector on spec.nodeName for VolumeAttachments: filter page by page, so
+    // only the wanted views outlive their page. Consistent: fencing and sweeps act on what it shows.
+    const wanted =
+      filter.nodeName !== undefined || filter.nodeNames !== undefined
+        ? new Set([...(filter.nodeName === undefined ? [] : [filter.nodeName]), ...(filter.nodeNames ?? [])])
+        : undefined;
     return this.#lister.list(
       'listVolumeAttachment',
       apiPaths.volumeAttachments,
       {},
       (va: V1VolumeAttachment) =>
-        filter.nodeName === undefined || va.spec.nodeName === filter.nodeName
-          ? toVolumeAttachmentView(va)
-          : undefined,
+        wanted === undefined || wanted.has(va.spec.nodeName) ? toVolumeAttachmentView(va) : undefined,
     );
   }
 

@@ -1,6 +1,6 @@
 /**
  * Paginated lists for large clusters: each page is mapped to views as soon as it is parsed, so only
- * one raw page is alive at a time and memory does not grow with the cluster.
+ * one raw page is alive at a time and memory grows with the compact views, not with the JSON.
  */
 import type { ApiClient } from './api/api-client.js';
 import { toKubernetesApiError } from './errors.js';
@@ -9,6 +9,28 @@ import { toKubernetesApiError } from './errors.js';
 export interface RawPage {
   readonly items?: readonly unknown[];
   readonly metadata?: { readonly continue?: string };
+}
+
+/**
+ * Where a list is served from.
+ * - `Consistent` (no resourceVersion): as recent as etcd, page by page with `limit`/`continue`. Every
+ *   read a decision depends on is consistent. Since Kubernetes 1.31 the API server answers it from its
+ *   watch cache once the cache has caught up with etcd, so it is cheap as well as exact.
+ * - `Cached` (`resourceVersion=0`): whatever the watch cache holds, possibly a little stale. The watch
+ *   cache ignores `limit` for such a read (Kubernetes 1.36 still answers every item in one response),
+ *   so it is only for compact representations (a Table without objects) whose whole answer is small.
+ */
+export const ReadConsistency = { Consistent: 'consistent', Cached: 'cached' } as const;
+export type ReadConsistency = (typeof ReadConsistency)[keyof typeof ReadConsistency];
+
+/** How a list is asked for, beyond its path and selectors. */
+export interface ListOptions {
+  /** @default ReadConsistency.Consistent */
+  readonly consistency?: ReadConsistency;
+  /** The representation (`Accept`), e.g. a server-side Table. @default JSON objects */
+  readonly accept?: string;
+  /** Items per page, for representations much smaller than objects. @default the lister's page size */
+  readonly pageSize?: number;
 }
 
 /**
@@ -55,13 +77,29 @@ export class RawLister {
     path: string,
     query: Readonly<Record<string, string>>,
     map: (item: never) => T | undefined,
+    options: ListOptions = {},
   ): Promise<T[]> {
-    const page = (token: string | undefined): Promise<RawPage> =>
-      this.#api.call({
-        method: 'GET',
-        path,
-        query: { ...query, limit: String(this.#pageSize), continue: token },
-      });
-    return listMapped(operation, path, page, map);
+    return listMapped(operation, path, (token) => this.page(path, query, token, options), map);
+  }
+
+  /** One page: the first carries the consistency; a continue token already pins the version. */
+  page<P extends RawPage>(
+    path: string,
+    query: Readonly<Record<string, string>>,
+    token: string | undefined,
+    options: ListOptions = {},
+  ): Promise<P> {
+    const cached = options.consistency === ReadConsistency.Cached && token === undefined;
+    return this.#api.call<P>({
+      method: 'GET',
+      path,
+      query: {
+        ...query,
+        limit: String(options.pageSize ?? this.#pageSize),
+        continue: token,
+        resourceVersion: cached ? '0' : undefined,
+      },
+      ...(options.accept ? { accept: options.accept } : {}),
+    });
   }
 }

@@ -249,9 +249,9 @@ describe('the instance → node index of a long-lived router', () => {
       nodeIndex: new NodeIndex(),
       cluster: {
         ...fake.deps.cluster,
-        listNodes: async () => {
+        listNodeProviderIds: async () => {
           lists++;
-          return fake.deps.cluster.listNodes();
+          return fake.deps.cluster.listNodeProviderIds();
         },
         getNode: async (name) => {
           gets++;
@@ -284,9 +284,9 @@ describe('the instance → node index of a long-lived router', () => {
       nodeIndex: new NodeIndex(),
       cluster: {
         ...fake.deps.cluster,
-        listNodes: async () => {
+        listNodeProviderIds: async () => {
           lists++;
-          return fake.deps.cluster.listNodes();
+          return fake.deps.cluster.listNodeProviderIds();
         },
       },
     };

@@ -143,3 +143,94 @@ describe('the health check', () => {
     expect(workflow.runs.size).toBe(0);
   });
 });
+
+const i = (name: string) => Number(name.split('-')[1]);
+
+describe('what the health check reads', () => {
+  /** The fake cluster with every call it receives recorded by method name. */
+  const recorded = (world: Parameters<typeof fakeDeps>[0]) => {
+    const fake = fakeDeps(world);
+    const calls: string[] = [];
+    const cluster = new Proxy(fake.deps.cluster, {
+      get(target, key, receiver) {
+        const method = Reflect.get(target, key, receiver) as (...args: unknown[]) => unknown;
+        return (...args: unknown[]) => {
+          calls.push(String(key));
+          return method.apply(target, args);
+        };
+      },
+    });
+    return { ...fake, deps: { ...fake.deps, cluster }, calls };
+  };
+
+  it('with every node Ready reads only the nodes’ readiness: no node, claim, VolumeAttachment or PV', async () => {
+    const world = cluster();
+    world.nodes[0] = healthy('node-a');
+    const { deps, calls } = recorded(world);
+
+    const report = await healthCheck(deps, SETTINGS, 'tick');
+
+    expect(calls).toEqual(['listNodeReadiness']);
+    expect(report).toMatchObject({ totalNodes: 5, unhealthy: [], outcomes: [], skipped: [] });
+  });
+
+  it('reads a node NotReady for less than the threshold afresh, and nothing about its volumes', async () => {
+    const world = cluster();
+    world.nodes[0] = node('node-a', `aws:///us-east-1a/${INSTANCE_A}`, { readySince: JUST_NOW });
+    const { deps, calls } = recorded(world);
+
+    const report = await healthCheck(deps, SETTINGS, 'tick');
+
+    expect(calls).toEqual(['listNodeReadiness', 'getNode']);
+    expect(report.skipped).toEqual([{ node: 'node-a', why: expect.stringMatching(/less than 180s/) }]);
+  });
+
+  it('leaves alone a node the readiness list showed NotReady but that is Ready when read again', async () => {
+    const world = cluster();
+    const { deps, workflow } = recorded(world);
+    // The list comes from the API server's watch cache: the node recovered since.
+    const stale = deps.cluster.listNodeReadiness();
+    world.nodes[0] = healthy('node-a');
+    deps.cluster.listNodeReadiness = () => stale;
+
+    const report = await healthCheck(deps, SETTINGS, 'tick');
+
+    expect(report.unhealthy).toEqual(['node-a']);
+    expect(report.outcomes).toEqual([]);
+    expect(workflow.runs.size).toBe(0);
+  });
+
+  it('reads the VolumeAttachments of the candidates only, and each of their PVs once', async () => {
+    const world = cluster();
+    const { deps, calls } = recorded(world);
+    let filter: unknown;
+    const list = deps.cluster.listVolumeAttachments;
+    deps.cluster.listVolumeAttachments = (f) => {
+      filter = f;
+      return list(f);
+    };
+
+    await healthCheck(deps, SETTINGS, 'tick');
+
+    expect(filter).toEqual({ nodeNames: ['node-a'] });
+    expect(calls.filter((c) => c === 'getPersistentVolume')).toHaveLength(1);
+  });
+
+  it('lists the PVs once instead of reading more than a hundred one by one', async () => {
+    const world = cluster();
+    const many = Array.from({ length: 101 }, (_, i) => `pv-${i}`);
+    const { deps, calls, workflow } = recorded({
+      ...world,
+      vas: many.map((name) => va('node-a', name)),
+      pvs: many.map((name) => pv(name, i(name) === 100 ? ['ReadWriteOnce'] : ['ReadWriteMany'])),
+    });
+
+    const report = await healthCheck(deps, SETTINGS, 'tick');
+
+    expect(calls.filter((c) => c.endsWith('PersistentVolume') || c.endsWith('PersistentVolumes'))).toEqual([
+      'listPersistentVolumes',
+    ]);
+    expect(report.outcomes).toEqual([expect.objectContaining({ result: 'started', node: 'node-a' })]);
+    expect(workflow.runs.size).toBe(1);
+  });
+});

@@ -38,6 +38,8 @@ export interface ApiCall {
   readonly body?: unknown;
   /** @default 'application/json' */
   readonly contentType?: string;
+  /** The representation asked for, e.g. a server-side Table. @default 'application/json' */
+  readonly accept?: string;
 }
 
 /** Called once per watch event: ADDED, MODIFIED, DELETED, BOOKMARK or ERROR. */
@@ -88,6 +90,7 @@ export class ApiClient {
 
   async #send(call: ApiCall, payload: string | undefined): Promise<IncomingMessage> {
     const request = await this.#open(call.method, call.path, call.query ?? {}, {
+      ...(call.accept ? { Accept: call.accept } : {}),
       ...(payload === undefined
         ? {}
         : {

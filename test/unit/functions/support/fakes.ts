@@ -100,11 +100,18 @@ export function fakeDeps(world: FakeWorld, workflow = new FakeWorkflow()) {
   const warnings: { message: string; fields?: unknown }[] = [];
   const deps: TriggerDeps = {
     cluster: {
-      listNodes: async () => world.nodes,
+      listNodeReadiness: async () => world.nodes.map((n) => ({ name: n.name, ready: n.ready === 'True' })),
+      listNodeProviderIds: async () =>
+        world.nodes.map((n) => ({ name: n.name, ...(n.providerId ? { providerId: n.providerId } : {}) })),
       getNode: async (name) => world.nodes.find((n) => n.name === name) ?? null,
       listVolumeAttachments: async (filter) =>
-        (world.vas ?? []).filter((v) => !filter?.nodeName || v.nodeName === filter.nodeName),
+        (world.vas ?? []).filter(
+          (v) =>
+            (!filter?.nodeName || v.nodeName === filter.nodeName) &&
+            (!filter?.nodeNames || filter.nodeNames.includes(v.nodeName)),
+        ),
       listPersistentVolumes: async () => world.pvs ?? [],
+      getPersistentVolume: async (name) => (world.pvs ?? []).find((p) => p.name === name) ?? null,
       listFencingClaims: async () => ({
         claims: world.claims ?? [],
         maxInFlight: world.maxInFlight ?? 1,
