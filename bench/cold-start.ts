@@ -11,7 +11,14 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BUNDLE_FILE, bundle, bundleFunction, FUNCTIONS, slimAlibabaEcs } from '../infra/bundling.js';
+import {
+  BUNDLE_FILE,
+  bundle,
+  bundleFunction,
+  FUNCTIONS,
+  NODE_OPTIONS,
+  slimAlibabaEcs,
+} from '../infra/bundling.js';
 import { offlineFunctionEnv } from '../lab/offline-function-env.js';
 import { REPO_ROOT } from '../lab/paths.js';
 import { ECS_OPERATIONS } from '../lib/adapters/alicloud-ecs/index.js';
@@ -21,8 +28,10 @@ const runs = Number(values.runs);
 const MB = 1024 * 1024;
 const dir = mkdtempSync(join(tmpdir(), 'kube-fencer-cold-start-'));
 
+// As deployed: source maps applied to stack traces (they are read when the bundle loads).
 const env = {
   ...offlineFunctionEnv(dir, process.env),
+  NODE_OPTIONS,
   ALIBABA_CLOUD_REGION: 'cn-hangzhou',
   ALIBABA_CLOUD_ACCESS_KEY_ID: 'offline',
   ALIBABA_CLOUD_ACCESS_KEY_SECRET: 'offline',

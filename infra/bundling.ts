@@ -7,8 +7,11 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type BuildResult, build, type Metafile, type Plugin } from 'esbuild';
 
+/** How the functions run their bundle: with source maps applied to stack traces. */
+export const NODE_OPTIONS = '--enable-source-maps';
+
 /** The handler folders under functions/. */
-export const FUNCTIONS = ['step', 'event-router', 'health-check', 'manual', 'sweep'] as const;
+export const FUNCTIONS = ['step', 'event-router', 'health-check', 'manual', 'sweep', 'alarm-sync'] as const;
 export type FunctionName = (typeof FUNCTIONS)[number];
 
 /** The bundle's file name in the asset; the Lambda handler is `index.handler`. */
@@ -17,10 +20,14 @@ export const BUNDLE_FILE = 'index.mjs';
 /**
  * ESM, minified, for Node.js 22; `module` before `main` so the AWS SDK's ES builds are tree-shaken;
  * a `require` for the CommonJS dependencies; nothing external: the AWS SDK is bundled at the version
- * the tests ran against, not whatever the Lambda runtime ships.
+ * the tests ran against, not whatever the Lambda runtime ships. A linked source map (mappings only, no
+ * sources: it is for stack traces) beside the bundle; the functions run with `--enable-source-maps`
+ * ({@link NODE_OPTIONS}), so an error in the logs names our files and lines, not the minified ones.
  */
 export const ESBUILD = {
   minify: true,
+  sourcemap: 'linked',
+  sourcesContent: false,
   target: 'node22',
   mainFields: ['module', 'main'],
   banner: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
@@ -148,6 +155,8 @@ export async function bundle(
     platform: 'node',
     format: 'esm',
     minify: ESBUILD.minify,
+    sourcemap: ESBUILD.sourcemap,
+    sourcesContent: ESBUILD.sourcesContent,
     target: ESBUILD.target,
     mainFields: [...ESBUILD.mainFields],
     banner: { js: ESBUILD.banner },

@@ -29,7 +29,10 @@ import { KubeletFleet, type SimulatedNode } from './kubelets.js';
 import { type LabCloud, startAlibabaCloud, startAwsCloud } from './lab-clouds.js';
 import { applyManifest } from './manifests.js';
 import { cacheRoot, REPO_ROOT } from './paths.js';
-import { makePki } from './pki.js';
+import { type LabIdentity, makePki } from './pki.js';
+
+export type { LabIdentity } from './pki.js';
+
 import { type ManagedProcess, reapOrphans, runInUse } from './process.js';
 import { waitForNodesReady } from './readiness.js';
 
@@ -53,6 +56,8 @@ export interface LabOptions {
   readonly cluster?: string;
   readonly region?: string;
   readonly timings?: Partial<ControlPlaneTimings>;
+  /** Extra users of the API server, each in its groups, each with a kubeconfig and audited. @default none */
+  readonly identities?: readonly LabIdentity[];
   /** Progress lines while the lab starts (default: none). */
   readonly onStep?: (message: string) => void;
   /**
@@ -155,6 +160,10 @@ export interface Lab {
   reconnect(name: string): Promise<void>;
   /** The API server's audit events for user `kube-fencer`, oldest first. */
   fencerRequests(): readonly AuditEvent[];
+  /** The kubeconfig of an extra identity (`identities` of the options). */
+  identityKubeconfigPath(user: string): string;
+  /** The API server's audit events for an extra identity, oldest first. */
+  requestsBy(user: string): readonly AuditEvent[];
   /** Path of a component's log file (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, csi-attacher, csi-controller, ec2-emulator, kubelets). */
   logFile(component: string): string;
   readLog(component: string): string;
@@ -209,7 +218,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   const logDir = join(runDir, 'logs');
   const pidDir = join(runDir, 'pids');
   mkdirSync(pidDir, { recursive: true });
-  const pki = makePki(join(runDir, 'pki'));
+  const pki = makePki(join(runDir, 'pki'), options.identities);
 
   const stoppers: (() => Promise<void>)[] = [];
   const processes: ManagedProcess[] = [];
@@ -377,6 +386,15 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
         readLines(logFile('audit'))
           .map((line) => JSON.parse(line) as AuditEvent)
           .filter((e) => e.user.username === 'kube-fencer'),
+      identityKubeconfigPath(user) {
+        const path = controlPlane.identityKubeconfigPaths.get(user);
+        if (!path) throw new Error(`lab: no identity ${user} (give it in startLab's identities)`);
+        return path;
+      },
+      requestsBy: (user) =>
+        readLines(logFile('audit'))
+          .map((line) => JSON.parse(line) as AuditEvent)
+          .filter((e) => e.user.username === user),
       logFile,
       readLog: (component) =>
         existsSync(logFile(component)) ? readFileSync(logFile(component), 'utf8') : '',

@@ -7,8 +7,8 @@ import { createEc2Client, Ec2ComputeFencer } from './adapters/aws-ec2/index.js';
 import type { ApiEndpoint } from './adapters/kubernetes/api/endpoint.js';
 import { KubeCluster } from './adapters/kubernetes/index.js';
 import type { FencerDeps } from './app/deps.js';
-import { createLogger, InMemoryMetrics } from './observability/index.js';
-import type { AuditLog, Metrics } from './ports/audit.js';
+import { type AppLogger, createLogger, InMemoryMetrics } from './observability/index.js';
+import type { Metrics } from './ports/audit.js';
 import type { ComputeFencer } from './ports/compute-fencer.js';
 import type { ComputeProviders } from './ports/compute-providers.js';
 
@@ -27,8 +27,11 @@ export interface FencerConfig {
    * (an AWS Lambda function) does not carry the other cloud's SDK.
    */
   readonly computeFencers?: readonly ComputeFencer[];
-  readonly log?: AuditLog;
+  /** The use cases' log; the adapters log through it too (a failed Event write, a power-off request). */
+  readonly log?: AppLogger;
   readonly metrics?: Metrics;
+  /** Who writes the Kubernetes Events, e.g. the Lambda function's name. @default the host name */
+  readonly reportingInstance?: string;
 }
 
 /** The shape of an Alibaba providerID, for routing only (the ECS fencer parses it strictly). */
@@ -49,12 +52,15 @@ export class ProviderRegistry implements ComputeProviders {
 }
 
 /** The compute fencers the configuration asks for, by the scheme they serve. */
-function computeFencers(config: FencerConfig): Map<string, ComputeFencer> {
+function computeFencers(config: FencerConfig, logger: AppLogger): Map<string, ComputeFencer> {
   const fencers = new Map<string, ComputeFencer>();
   if (config.region !== undefined) {
     const credentials = config.awsCredentials ? { credentials: config.awsCredentials } : {};
     const client = createEc2Client(config.region, credentials);
-    fencers.set('aws', new Ec2ComputeFencer({ region: config.region, accountId: config.accountId, client }));
+    fencers.set(
+      'aws',
+      new Ec2ComputeFencer({ region: config.region, accountId: config.accountId, client, logger }),
+    );
   }
   // Fencers are keyed by their provider name, which is also the providerID scheme they serve.
   for (const fencer of config.computeFencers ?? []) fencers.set(fencer.provider, fencer);
@@ -63,11 +69,15 @@ function computeFencers(config: FencerConfig): Map<string, ComputeFencer> {
 
 /** Builds the use cases' dependencies from configuration. */
 export function composeDeps(config: FencerConfig): FencerDeps {
+  const log = config.log ?? createLogger();
   return {
-    cluster: new KubeCluster(config.endpoint),
-    compute: new ProviderRegistry(computeFencers(config)),
+    cluster: new KubeCluster(config.endpoint, {
+      logger: log,
+      ...(config.reportingInstance ? { reportingInstance: config.reportingInstance } : {}),
+    }),
+    compute: new ProviderRegistry(computeFencers(config, log)),
     clock: { now: () => new Date() },
-    log: config.log ?? createLogger(),
+    log,
     metrics: config.metrics ?? new InMemoryMetrics(),
   };
 }
