@@ -5,14 +5,13 @@
  * (lib/app/durable-run.ts). The answer (at most a few KB: FC's destinations carry 64 KB) goes to the
  * on-success destination, the outcomes bus.
  */
-import { taskIdOf } from '../../lib/adapters/alicloud-fc/index.js';
 import { runFenceDurably } from '../../lib/app/durable-run.js';
 import { nodeCheckpoints } from '../../lib/app/run-checkpoint.js';
 import { parseOrThrow } from '../../lib/config/parse.js';
 import { parseRunCheckpoint } from '../../lib/config/run-checkpoint.js';
 import { fcHandler } from '../shared/fc-context.js';
 import { fcRunInputSchema, runResult } from '../shared/run-result.js';
-import { fencerDeps, settings, telemetry } from '../shared/runtime.js';
+import { fencerDeps, settings, taskIdOf, telemetry } from '../shared/runtime.js';
 
 /** Seconds kept back from the function's timeout, so that an attempt ends (and gives its claim back) itself. */
 const MARGIN_SECONDS = 30;

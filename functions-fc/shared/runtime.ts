@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { EcsComputeFencer } from '../../lib/adapters/alicloud-ecs/ecs-compute-fencer.js';
 import { parseAlicloudProviderId } from '../../lib/adapters/alicloud-ecs/provider-id.js';
-import { createFcClient, FcAsyncWorkflow } from '../../lib/adapters/alicloud-fc/index.js';
+import { createFcClient, FcAsyncWorkflow, taskIdOf } from '../../lib/adapters/alicloud-fc/index.js';
 import { readSecret } from '../../lib/adapters/alicloud-secrets/index.js';
 import { kubeconfigEndpoint } from '../../lib/adapters/kubernetes/access/endpoints.js';
 import type { ApiEndpoint } from '../../lib/adapters/kubernetes/api/endpoint.js';
@@ -20,6 +20,9 @@ import { parseAlibabaSettings } from '../../lib/config/alibaba-settings.js';
 import { FcClusterAccess, parseFcSettings } from '../../lib/config/fc-settings.js';
 import { createFcTelemetry } from '../../lib/observability/fc.js';
 import type { RoleCredentials } from './fc-context.js';
+
+/** A run's task id from its name (the run function reports under it). */
+export { taskIdOf };
 
 export const settings = parseFcSettings(process.env);
 export const telemetry = createFcTelemetry({ level: settings.logLevel });

@@ -70,6 +70,11 @@ export async function runFenceDurably(
     timeoutSeconds: options.timeoutSeconds,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(saved ? { resume: { history: saved.history, decision: saved.decision } } : {}),
+    // Before a power-off, so that a crash right after it is never a fresh start; after each step, so
+    // that the proof, the taint and the end are kept.
+    beforeAction: async (state) => {
+      await checkpoints.record(state);
+    },
     onState: async (state) => {
       await checkpoints.record(state);
     },

@@ -6,9 +6,11 @@
  * recorded instead of starting over: it keeps the decision's time, so an instance started again after
  * the power-off is seen as started again (safety.md rule 2), never powered off a second time.
  *
- * A checkpoint is written from the step that commits the run to fencing on, and only when the run's
- * memory changes (commitment, power-off request, proof, taint, the end): before the commitment nothing
- * was done that a retry must know about, and a dry run writes nothing at all (safety.md rule 8).
+ * A checkpoint is written from the step that commits the run to fencing on, right before that step's
+ * power-off (so a crash just after the power-off request still leaves the decision's time behind), and
+ * then only when the run's memory changes (power-off request, proof, taint, the end): before the
+ * commitment nothing was done that a retry must know about, and a dry run writes nothing at all
+ * (safety.md rule 8).
  */
 import { KubernetesApiError } from '../domain/errors.js';
 import type { RunHistory } from '../domain/history.js';
@@ -66,7 +68,9 @@ export function nodeCheckpoints(
     },
     async record(state) {
       const { request, history, decision } = state;
-      if (request.dryRun || history.decidedToFenceAt === null) return false;
+      // Before the commitment there is nothing to remember, unless a checkpoint of this run exists
+      // already (recorded before an action the provider then refused): it is kept current.
+      if (request.dryRun || (history.decidedToFenceAt === null && last === undefined)) return false;
       const memory = memoryOf(history, decision?.done ?? false);
       if (memory === last) return false;
       const checkpoint: RunCheckpoint = { request, history, decision, writtenAt: now().toISOString() };

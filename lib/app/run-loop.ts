@@ -28,6 +28,8 @@ export interface RunOptions {
   readonly resume?: Pick<FenceStepState, 'history' | 'decision'>;
   /** Fence runs only: called with the state after every step, before the wait (to record it). */
   readonly onState?: (state: FenceStepState) => Promise<void>;
+  /** Fence runs only: called right before each real power-off with the state it commits to (lib/app/fence-step.ts). */
+  readonly beforeAction?: (state: FenceStepState) => Promise<void>;
 }
 
 const RETRY_AFTER_ERROR_MS = 2000;
@@ -110,8 +112,22 @@ export async function runFence(
   const initial: FenceStepState = { request, history, decision: options.resume?.decision ?? null };
   // This process renews its claim every step, so a short TTL frees the slot soon if it is killed.
   const step = async (d: FencerDeps, s: FenceStepState) => {
-    const next = await fenceStep(d, s, { claimTtlSeconds: ClaimTtlSeconds.InProcess });
-    await options.onState?.(next);
+    const next = await fenceStep(d, s, {
+      claimTtlSeconds: ClaimTtlSeconds.InProcess,
+      ...(options.beforeAction ? { beforeAction: options.beforeAction } : {}),
+    });
+    try {
+      await options.onState?.(next);
+    } catch (error) {
+      // The step is done and its state is kept in memory: retrying it from the old state would take
+      // its action again. The record catches up after the next step (it writes what changed since).
+      if (!RETRYABLE_ERROR_NAMES.includes((error as Error).name as never)) throw error;
+      d.log.warn('could not record the run’s state; recording it after the next step', {
+        node: request.node,
+        error: (error as Error).name,
+        message: (error as Error).message,
+      });
+    }
     return next;
   };
   // A run that ends without finishing (timed out, or a step threw for good) gives its claim back,

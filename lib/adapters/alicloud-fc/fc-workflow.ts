@@ -5,6 +5,7 @@
  * Functions' execution names do on AWS; its asynchronous retries re-deliver a crashed attempt, and the
  * task's state (and the run function's answer) tells a later trigger how the run ended.
  */
+import { Readable } from 'node:stream';
 import type { ExistingRunStatus, FenceRunInput, StartResult, Workflow } from '../../ports/workflow.js';
 import { FcApiError } from './errors.js';
 import type { FcClient } from './fc-client.js';
@@ -75,7 +76,8 @@ export class FcAsyncWorkflow implements Workflow {
         this.#functionName,
         new Fc.InvokeFunctionRequest({
           ...(this.#qualifier ? { qualifier: this.#qualifier } : {}),
-          body: Buffer.from(JSON.stringify({ ...input, runName: name })),
+          // The SDK sends the body as a stream (it calls `.on` on it): a Buffer alone is not sent.
+          body: Readable.from([Buffer.from(JSON.stringify({ ...input, runName: name }))]),
         }),
         new Fc.InvokeFunctionHeaders({ xFcInvocationType: 'Async', xFcAsyncTaskId: taskId }),
         NO_RUNTIME_OPTIONS,
