@@ -29,11 +29,6 @@ export const alibabaVpcSchema = z
   })
   .strict();
 
-/** The tag that marks an ECS instance as the cluster's: the only instances the fencer may stop. */
-export const ownershipTagSchema = z
-  .object({ key: z.string().min(1).max(128), values: z.array(z.string().min(1).max(128)).min(1).max(5) })
-  .strict();
-
 export const alibabaClusterSchema = z
   .object({
     ...sharedClusterFields,
@@ -45,15 +40,18 @@ export const alibabaClusterSchema = z
     ]),
     /** @default no VPC: the API server's public endpoint */
     vpc: alibabaVpcSchema.optional(),
-    /** @default `kubernetes.io/cluster/<name>` = `owned` or `shared` */
-    ownershipTag: ownershipTagSchema.optional(),
+    /**
+     * The tag key whose value on an instance must equal the cluster's name for it to be the cluster's
+     * (the ECS fencer's FENCER_ECS_CLUSTER_TAG_KEY). @default `ack.aliyun.com` = name, or
+     * `kubernetes.io/cluster/<name>` = `owned` | `shared`
+     */
+    clusterTagKey: z.string().min(1).max(128).optional(),
     /** E-mail addresses the alerts notify (SLS alerting). @default none: the alerts show in the SLS console */
     alertEmails: z.array(z.email()).max(10).default([]),
   })
   .strict()
   .transform((c) => ({
     ...c,
-    ownershipTag: c.ownershipTag ?? { key: `kubernetes.io/cluster/${c.name}`, values: ['owned', 'shared'] },
     // Same defaults as the functions apply, checked at synth time rather than at the first fencing.
     requestDefaults: requestDefaultsSchema.parse({ ...c.requestDefaults, allowTerminate: c.allowTerminate }),
   }));

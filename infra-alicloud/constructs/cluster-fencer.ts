@@ -14,7 +14,7 @@ import type { FcFunctionName } from '../bundling.js';
 import type { AlibabaClusterConfig } from '../config.js';
 import { FencingAlerts } from './alerts.js';
 import { FencerFunction, functionNameOf } from './fencer-function.js';
-import { ecsRead, ecsStop, kubeconfigRead, logicalId, type Statement, startRuns } from './policies.js';
+import { ecsRead, ecsStops, kubeconfigRead, logicalId, type Statement, startRuns } from './policies.js';
 
 export interface ClusterFencerProps {
   readonly cluster: AlibabaClusterConfig;
@@ -67,6 +67,7 @@ export class ClusterFencer extends ros.Construct {
       [FC_ENV.requestDefaults]: JSON.stringify(cluster.requestDefaults),
       [FC_ENV.notReadyThresholdSeconds]: String(cluster.healthCheck.notReadyThresholdSeconds),
       [FC_ENV.runTimeoutSeconds]: String(runTimeout),
+      ...(cluster.clusterTagKey ? { FENCER_ECS_CLUSTER_TAG_KEY: cluster.clusterTagKey } : {}),
     };
     const starts = { ...environment, [FC_ENV.runFunction]: runName };
     const kube = kubeconfigRead(cluster);
@@ -115,7 +116,7 @@ export class ClusterFencer extends ros.Construct {
         'the fencing run (one asynchronous task per run)',
         runTimeout + RUN_MARGIN,
         environment,
-        [...kube, ecsRead(), ecsStop(cluster)],
+        [...kube, ecsRead(), ...ecsStops(cluster)],
       ),
     };
     this.#asyncRun(props.outcomesDestination, runTimeout);

@@ -27,15 +27,26 @@ export const ECS_STOPS = ['ecs:StopInstance', 'ecs:StopInstances'];
 
 export const ecsRead = (): Statement => ({ effect: 'Allow', action: ECS_READS, resource: ['*'] });
 
-/** Stops only on instances tagged as the cluster's (the tag key is literal: ROS refuses a token there). */
-export const ecsStop = (cluster: AlibabaClusterConfig): Statement => ({
-  effect: 'Allow',
-  action: ECS_STOPS,
-  resource: [acs('ecs', 'instance/*')],
-  condition: {
-    StringEquals: { [`acs:ResourceTag/${cluster.ownershipTag.key}`]: cluster.ownershipTag.values },
-  },
-});
+/** The tags that make an instance the cluster's, as the ECS fencer judges them (its ownership check). */
+export const ownershipTags = (cluster: AlibabaClusterConfig): Record<string, string[]>[] =>
+  cluster.clusterTagKey
+    ? [{ [`acs:ResourceTag/${cluster.clusterTagKey}`]: [cluster.name] }]
+    : [
+        { 'acs:ResourceTag/ack.aliyun.com': [cluster.name] },
+        { [`acs:ResourceTag/kubernetes.io/cluster/${cluster.name}`]: ['owned', 'shared'] },
+      ];
+
+/**
+ * Stops only on instances tagged as the cluster's: one statement per accepted tag (a statement's
+ * conditions all hold at once; either tag will do). The keys are literal: ROS refuses a token there.
+ */
+export const ecsStops = (cluster: AlibabaClusterConfig): Statement[] =>
+  ownershipTags(cluster).map((tag) => ({
+    effect: 'Allow',
+    action: ECS_STOPS,
+    resource: [acs('ecs', 'instance/*')],
+    condition: { StringEquals: tag },
+  }));
 
 /** Reading the kubeconfig: the one KMS secret, or the one OOS parameter (and the KMS decryption it needs). */
 export function kubeconfigRead(cluster: AlibabaClusterConfig): Statement[] {

@@ -31,7 +31,7 @@ const clusters = [
     name: 'batch',
     region: 'cn-hangzhou',
     kubeconfig: { oosParameter: 'kube-fencer-batch' },
-    ownershipTag: { key: 'ack.aliyun.com', values: ['c0123456789abcdef'] },
+    clusterTagKey: 'kube-fencer/cluster',
     vpc: {
       vpcId: 'vpc-bp1aaaaaaaaaaaa',
       vSwitchIds: ['vsw-bp1bbbbbbbbbbbb'],
@@ -96,16 +96,23 @@ describe('the Alibaba Cloud ROS stacks', () => {
         expect(stops).toEqual([]);
         continue;
       }
-      expect(stops).toHaveLength(1);
-      expect(stops[0]?.Action.sort()).toEqual(['ecs:StopInstance', 'ecs:StopInstances']);
-      expect(JSON.stringify(stops[0]?.Resource)).toContain('instance/*');
+      for (const stop of stops) {
+        expect(stop.Action.sort()).toEqual(['ecs:StopInstance', 'ecs:StopInstances']);
+        expect(JSON.stringify(stop.Resource)).toContain('instance/*');
+        expect(stop.Condition).toBeDefined();
+      }
     }
-    expect(statementsOf('ProdRunRole').find((s) => s.Condition)?.Condition).toEqual({
-      StringEquals: { 'acs:ResourceTag/kubernetes.io/cluster/prod': ['owned', 'shared'] },
-    });
-    expect(statementsOf('BatchRunRole').find((s) => s.Condition)?.Condition).toEqual({
-      StringEquals: { 'acs:ResourceTag/ack.aliyun.com': ['c0123456789abcdef'] },
-    });
+    // Either tag the ECS fencer accepts as the cluster's, each in its own statement.
+    expect(statementsOf('ProdRunRole').flatMap((s) => (s.Condition ? [s.Condition] : []))).toEqual([
+      { StringEquals: { 'acs:ResourceTag/ack.aliyun.com': ['prod'] } },
+      { StringEquals: { 'acs:ResourceTag/kubernetes.io/cluster/prod': ['owned', 'shared'] } },
+    ]);
+    expect(statementsOf('BatchRunRole').flatMap((s) => (s.Condition ? [s.Condition] : []))).toEqual([
+      { StringEquals: { 'acs:ResourceTag/kube-fencer/cluster': ['batch'] } },
+    ]);
+    expect(resource('BatchRunFunction').Properties.EnvironmentVariables.FENCER_ECS_CLUSTER_TAG_KEY).toBe(
+      'kube-fencer/cluster',
+    );
   });
 
   it('grants no wildcard action, and a wildcard resource only to ECS Describe calls', () => {
