@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as z from 'zod';
-import { clusterName } from '../lib/config/fence-request.js';
+import { sharedClusterFields } from '../lib/config/cluster-shape.js';
 import { requestDefaultsSchema } from '../lib/config/lambda-settings.js';
 
 /** The context key holding the clusters. */
@@ -36,8 +36,7 @@ export type VpcConfig = z.infer<typeof vpcConfigSchema>;
 
 export const clusterConfigSchema = z
   .object({
-    /** The cluster name, as in the instances' `kubernetes.io/cluster/<name>` tag. */
-    name: clusterName,
+    ...sharedClusterFields,
     /** An EKS cluster, reached with IAM. `clusterName` defaults to `name`. */
     eks: z
       .object({
@@ -54,16 +53,6 @@ export const clusterConfigSchema = z
     kubeconfigSecretKmsKeyArn: arn.optional(),
     /** The functions' VPC placement (private API server endpoints). @default no VPC */
     vpc: vpcConfigSchema.optional(),
-    /** The event router's bounds. */
-    router: z
-      .object({
-        /** Runs one event may start (lib/app/triggers.ts); the rest are refused together. */
-        maxRunsPerEvent: z.number().int().min(1).max(1000).default(10),
-        /** Router invocations at once: a burst of events queues instead of hammering the API server. */
-        concurrency: z.number().int().min(1).max(100).default(2),
-      })
-      .strict()
-      .default({ maxRunsPerEvent: 10, concurrency: 2 }),
     /**
      * Reserve the router's, health check's and sweep's concurrency. An account still at Lambda's
      * starting quota (10 concurrent executions) cannot reserve any: set false there, and ask for more.
@@ -78,27 +67,6 @@ export const clusterConfigSchema = z
       })
       .strict()
       .optional(),
-    /** Allow terminating instances that cannot be stopped (one-time Spot); grants ec2:TerminateInstances. */
-    allowTerminate: z.boolean().default(false),
-    /** The fence request every trigger sends, minus node and cluster (lib/config/fence-request.ts). */
-    requestDefaults: z.record(z.string(), z.unknown()).default({}),
-    healthCheck: z
-      .object({
-        everyMinutes: z.number().int().min(1).max(60).default(1),
-        notReadyThresholdSeconds: z.number().int().min(30).max(86_400).default(180),
-      })
-      .strict()
-      .default({ everyMinutes: 1, notReadyThresholdSeconds: 180 }),
-    /** The scheduled sweep of zombie VolumeAttachments: report-only unless `remediate`. */
-    sweep: z
-      .object({
-        everyMinutes: z.number().int().min(1).max(1440).default(15),
-        remediate: z.boolean().default(false),
-      })
-      .strict()
-      .default({ everyMinutes: 15, remediate: false }),
-    maxSteps: z.number().int().min(10).max(2000).default(360),
-    timeoutMinutes: z.number().int().min(5).max(1440).default(45),
   })
   .strict()
   .refine((c) => (c.eks === undefined) !== (c.kubeconfigSecretArn === undefined), {

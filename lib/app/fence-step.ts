@@ -31,6 +31,13 @@ export interface FenceStepOptions {
    * @default ClaimTtlSeconds.Workflow
    */
   readonly claimTtlSeconds?: number;
+  /**
+   * Called right before a real power-off with the state the step is about to act on: its history
+   * already records the decision to fence and the power-off request. A runner that keeps
+   * the run's state outside the process (lib/app/run-checkpoint.ts) records it here, so that a crash
+   * between the action and the end of the step cannot make the next attempt start the run over.
+   */
+  readonly beforeAction?: (state: FenceStepState) => Promise<void>;
 }
 
 const WAIT_FOR_CLAIM_SECONDS = 5;
@@ -135,7 +142,12 @@ export async function fenceStep(
   options: FenceStepOptions = {},
 ): Promise<FenceStepState> {
   try {
-    return await takeStep(deps, state, options.claimTtlSeconds ?? ClaimTtlSeconds.Workflow);
+    return await takeStep(
+      deps,
+      state,
+      options.claimTtlSeconds ?? ClaimTtlSeconds.Workflow,
+      options.beforeAction,
+    );
   } catch (error) {
     await auditError(deps, state.request.node, !state.request.dryRun, error);
     throw error;
@@ -146,6 +158,7 @@ async function takeStep(
   deps: FencerDeps,
   state: FenceStepState,
   claimTtlSeconds: number,
+  beforeAction: FenceStepOptions['beforeAction'],
 ): Promise<FenceStepState> {
   const started = Date.now();
   const { request, history } = state;
@@ -170,6 +183,11 @@ async function takeStep(
 
   const power =
     observation.instance?.resolved && observation.instance.power.ok ? observation.instance.power.value : null;
+  // Only before a power-off: the one action a fresh start could repeat on a machine started again
+  // since. A write to the Node here would also void a Node write made on the node as observed.
+  if (beforeAction && decision.action?.kind === ActionKind.PowerOff && !decision.action.dryRun) {
+    await beforeAction({ request, history: decision.history, decision: state.decision });
+  }
   const result = decision.action ? await perform(deps, decision.action, fencer, power) : null;
   const committedBefore = history.decidedToFenceAt !== null;
   const final = result?.blocked ? blockedDecision(decision, committedBefore, result.blocked) : decision;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { RETRYABLE_ERROR_NAMES } from '../domain/errors.js';
-import { type RunHistory, startRun } from '../domain/history.js';
+import { RETRYABLE_ERROR_NAMES, ValidationError } from '../domain/errors.js';
+import { assertHistory, type RunHistory, startRun } from '../domain/history.js';
 import type { FenceRequest, UnfenceRequest } from '../domain/request.js';
 import { ClaimTtlSeconds } from '../domain/timing.js';
 import { auditTimeout, type TimeoutScope } from './audit.js';
@@ -21,6 +21,16 @@ export interface RunOptions {
   readonly onRetry?: (error: Error) => void;
   readonly signal?: AbortSignal;
   readonly runId?: string;
+  /**
+   * Fence runs only: continue a run from the state an earlier attempt of it recorded (a runner that
+   * keeps no state of its own between attempts, such as an asynchronous Function Compute invocation).
+   * Its history must be this run's (`runId`).
+   */
+  readonly resume?: Pick<FenceStepState, 'history' | 'decision'>;
+  /** Fence runs only: called with the state after every step, before the wait (to record it). */
+  readonly onState?: (state: FenceStepState) => Promise<void>;
+  /** Fence runs only: called right before each real power-off with the state it commits to (lib/app/fence-step.ts). */
+  readonly beforeAction?: (state: FenceStepState) => Promise<void>;
 }
 
 const RETRY_AFTER_ERROR_MS = 2000;
@@ -86,21 +96,50 @@ async function loop<S extends LoopState>(
   return { state, steps, timedOut: true, ...(lastError ? { lastError } : {}) };
 }
 
+/** A resumed history must be consistent and this run's own: another run's proof is no proof (safety.md 1). */
+function assertResumable(history: RunHistory, runId: string | undefined): void {
+  assertHistory(history);
+  if (history.runId !== runId) {
+    throw new ValidationError(
+      `cannot resume run ${runId ?? '(unnamed)'} from the history of run ${history.runId}`,
+    );
+  }
+}
+
 /** Fences one node: runs steps until Fenced, Refused, Failed, DryRunReported, or the timeout. */
 export async function runFence(
   deps: FencerDeps,
   request: FenceRequest,
   options: RunOptions,
 ): Promise<RunReport> {
-  const history = startRun(options.runId ?? randomUUID(), deps.clock.now().toISOString());
+  const history =
+    options.resume?.history ?? startRun(options.runId ?? randomUUID(), deps.clock.now().toISOString());
+  if (options.resume) assertResumable(options.resume.history, options.runId);
   // The volumes the node holds now, to look for what still blocks them once the fence is done.
   const held = (await deps.cluster.listVolumeAttachments({ nodeName: request.node }))
     .map((va) => va.persistentVolumeName)
     .filter((pv): pv is string => pv !== undefined);
-  const initial: FenceStepState = { request, history, decision: null };
+  const initial: FenceStepState = { request, history, decision: options.resume?.decision ?? null };
   // This process renews its claim every step, so a short TTL frees the slot soon if it is killed.
-  const step = (d: FencerDeps, s: FenceStepState) =>
-    fenceStep(d, s, { claimTtlSeconds: ClaimTtlSeconds.InProcess });
+  const step = async (d: FencerDeps, s: FenceStepState) => {
+    const next = await fenceStep(d, s, {
+      claimTtlSeconds: ClaimTtlSeconds.InProcess,
+      ...(options.beforeAction ? { beforeAction: options.beforeAction } : {}),
+    });
+    try {
+      await options.onState?.(next);
+    } catch (error) {
+      // The step is done and its state is kept in memory: retrying it from the old state would take
+      // its action again. The record catches up after the next step (it writes what changed since).
+      if (!RETRYABLE_ERROR_NAMES.includes((error as Error).name as never)) throw error;
+      d.log.warn('could not record the run’s state; recording it after the next step', {
+        node: request.node,
+        error: (error as Error).name,
+        message: (error as Error).message,
+      });
+    }
+    return next;
+  };
   // A run that ends without finishing (timed out, or a step threw for good) gives its claim back,
   // even one a step took just before it threw: only this run's own claim is ever dropped.
   const releaseClaim = async () => {

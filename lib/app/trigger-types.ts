@@ -29,6 +29,8 @@ export const RejectReason = {
   NotEc2Issue: 'NotEc2Issue',
   /** An EC2 state change to anything but stopped or terminated. */
   NotPoweredOff: 'NotPoweredOff',
+  /** An ECS system event that is scheduled, avoided, canceled or being inquired: nothing has happened yet. */
+  InstanceEventInactive: 'InstanceEventInactive',
   /** An event about another cluster. */
   OtherCluster: 'OtherCluster',
   /** No node of this cluster has that instance as its providerID. */

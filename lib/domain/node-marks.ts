@@ -24,6 +24,11 @@ export const FENCER_ANNOTATION = {
   fenceRecord: 'kube-fencer.io/fence-record',
   /** Any value opts the node out of fencing. */
   optOut: 'kube-fencer.io/opt-out',
+  /**
+   * JSON checkpoint of a run that takes its steps in one process without a workflow engine (Function
+   * Compute): written when the run's memory changes, read by the next attempt of the same run.
+   */
+  runCheckpoint: 'kube-fencer.io/run-checkpoint',
 } as const;
 
 /** A taint exactly as read from (or written to) a Node; absent fields are `null`. */

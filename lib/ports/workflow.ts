@@ -9,6 +9,10 @@ export const TriggerSource = {
   CloudWatchAlarm: 'cloudwatch-alarm',
   AwsHealth: 'aws-health',
   Ec2StateChange: 'ec2-state-change',
+  /** Alibaba Cloud EventBridge: an ECS instance stopped or released. */
+  EcsStateChange: 'ecs-state-change',
+  /** Alibaba Cloud EventBridge: an ECS system event (a failure or maintenance on the instance's host). */
+  EcsSystemEvent: 'ecs-system-event',
   NodeUnreachable: 'node-unreachable',
   HealthCheck: 'health-check',
   Sweep: 'sweep',

@@ -1,6 +1,9 @@
 /** RUNBOOK.md stays in step with the code it documents. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { FC_FUNCTIONS } from '../../infra-alicloud/bundling.js';
+import { functionNameOf } from '../../infra-alicloud/constructs/fencer-function.js';
+import { taskIdOf } from '../../lib/adapters/alicloud-fc/index.js';
 import { RejectReason } from '../../lib/app/triggers.js';
 import { REASON_SENTENCES } from '../../lib/domain/reasons.js';
 
@@ -44,5 +47,25 @@ describe('RUNBOOK.md', () => {
     expect(runbook).toMatch(
       /"Action": \["ecs:StopInstance", "ecs:StopInstances"\],\s+"Resource": "acs:ecs:\*:\*:instance\/\*",\s+"Condition": \{ "StringEquals": \{ "acs:ResourceTag\/ack.aliyun.com"/,
     );
+  });
+
+  it('deploys on Alibaba with the names the code gives: the synth script, the functions, the run’s task id', () => {
+    const start = runbook.indexOf('### Deploying on Alibaba Cloud');
+    const section = runbook.slice(start, runbook.indexOf('\n### ', start + 4));
+    const scripts = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).scripts;
+
+    expect(start).toBeGreaterThan(0);
+    expect(Object.keys(scripts)).toContain('synth:alibaba');
+    expect(section).toContain('npm run synth:alibaba -- alibaba-clusters.json');
+    // `kube-fencer-<cluster>-event-router`, `-health-check`, ...: the names functionNameOf gives.
+    expect(functionNameOf('prod', 'sweep')).toBe('kube-fencer-prod-sweep');
+    for (const name of FC_FUNCTIONS)
+      expect(section).toMatch(new RegExp(`\`(kube-fencer-<cluster>)?-${name}\``));
+    expect(section).toContain(`/functions/${functionNameOf('prod', 'manual')}/invocations`);
+    expect(section).toContain(
+      `/functions/${functionNameOf('prod', 'run')}/async-tasks/${taskIdOf('<runName>')}`,
+    );
+    expect(section).toContain(`--Parameters.1.ParameterKey CodeBucket`);
+    expect(section).toContain('cp deploy/alibaba-clusters.example.json');
   });
 });

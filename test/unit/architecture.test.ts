@@ -65,11 +65,32 @@ describe('dependency direction', () => {
     ).toEqual([]);
   });
 
+  // The ROS stack shares the AWS stack's bundling helpers and nothing else of infra/; its bundler reads
+  // the lists of SDK operations the adapters call (to slim the SDKs), not the adapters.
+  it('infra-alicloud imports at most domain constants, config vocabulary, metric names and the shared infra', () => {
+    const shared = [
+      'infra/bundling.js',
+      'lib/adapters/alicloud-ecs/sdk.js',
+      'lib/adapters/alicloud-fc/sdk.js',
+    ];
+    expect(
+      violations('infra-alicloud', (t) =>
+        within(t, 'infra-alicloud/', 'lib/domain/', 'lib/config/', 'lib/observability/', ...shared),
+      ),
+    ).toEqual([]);
+  });
+
   it('only the composition roots build adapters', () => {
-    // The shared root, the functions' runtime, and the CLI's two: context.ts builds the dependencies,
+    // The shared root, the Lambda and Function Compute functions' runtimes, and the CLI's two: context.ts builds the dependencies,
     // access.ts reads kubeconfigs and checks the API server and cloud credentials before a command acts.
-    const roots = ['lib/compose.ts', 'functions/shared/', 'cli/context.ts', 'cli/access.ts'];
-    const builds = [...sources('lib'), ...sources('functions'), ...sources('cli')]
+    const roots = [
+      'lib/compose.ts',
+      'functions/shared/',
+      'functions-fc/shared/',
+      'cli/context.ts',
+      'cli/access.ts',
+    ];
+    const builds = [...sources('lib'), ...sources('functions'), ...sources('functions-fc'), ...sources('cli')]
       .filter((f) => !f.startsWith('lib/adapters/') && !roots.some((r) => f.startsWith(r)))
       .flatMap((f) =>
         localImports(f)

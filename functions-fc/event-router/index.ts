@@ -1,0 +1,19 @@
+/**
+ * Alibaba Cloud EventBridge → fencing runs: ECS instances that stopped or were released while their
+ * node holds volumes, ECS system events (host failures, maintenance), and the project's own
+ * `kube-fencer:Node:Unreachable`. One event or a batch; each rejection is counted with its reason.
+ */
+import { routeTrigger, type TriggerOutcome } from '../../lib/app/triggers.js';
+import { parseAlibabaEvents } from '../../lib/config/alibaba-events.js';
+import { fcHandler } from '../shared/fc-context.js';
+import { settings, telemetry, triggerDeps, triggerSettings } from '../shared/runtime.js';
+
+/** Returns what became of each node the events named, or why each event was rejected. */
+export const handler = fcHandler(telemetry, settings.cluster, async (event, _context, credentials) => {
+  const deps = await triggerDeps(credentials);
+  const outcomes: TriggerOutcome[] = [];
+  // One after another: a duplicate within a batch finds the first one's run.
+  for (const parsed of parseAlibabaEvents(event))
+    outcomes.push(...(await routeTrigger(deps, triggerSettings, parsed)));
+  return { outcomes };
+});

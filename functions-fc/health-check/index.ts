@@ -1,0 +1,20 @@
+/** The timer's health check: fences nodes NotReady too long that still hold ReadWriteOnce volumes. */
+import { type HealthCheckReport, healthCheck } from '../../lib/app/health-check.js';
+import { fcTimerEventSchema, timerEventId } from '../../lib/config/alibaba-events.js';
+import { parseOrThrow } from '../../lib/config/parse.js';
+import { fcHandler } from '../shared/fc-context.js';
+import { settings, telemetry, triggerDeps, triggerSettings } from '../shared/runtime.js';
+
+export const handler = fcHandler(
+  telemetry,
+  settings.cluster,
+  async (event, _context, credentials): Promise<HealthCheckReport> => {
+    const timer = parseOrThrow(fcTimerEventSchema, event, 'timer event');
+    const { notReadyThresholdSeconds } = settings;
+    return healthCheck(
+      await triggerDeps(credentials),
+      { ...triggerSettings, notReadyThresholdSeconds },
+      timerEventId(timer),
+    );
+  },
+);

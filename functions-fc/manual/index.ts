@@ -1,0 +1,19 @@
+/** The manual invoke: the same request as `fencer fence`, started as a fencing run (an async task). */
+import { routeTrigger, type TriggerOutcome } from '../../lib/app/triggers.js';
+import { fenceRequestSchema } from '../../lib/config/fence-request.js';
+import { manualTrigger } from '../../lib/config/manual.js';
+import { parseOrThrow } from '../../lib/config/parse.js';
+import { fcHandler } from '../shared/fc-context.js';
+import { settings, telemetry, triggerDeps, triggerSettings } from '../shared/runtime.js';
+
+/** Returns the run started (or the one that already exists), or why none was. */
+export const handler = fcHandler(
+  telemetry,
+  settings.cluster,
+  async (event, context, credentials): Promise<TriggerOutcome | undefined> => {
+    const request = parseOrThrow(fenceRequestSchema, event, 'fence request');
+    const trigger = manualTrigger(request, context.requestId);
+    const [outcome] = await routeTrigger(await triggerDeps(credentials), triggerSettings, trigger);
+    return outcome;
+  },
+);

@@ -1,0 +1,108 @@
+/**
+ * The memory of a run whose runner keeps none between attempts (an asynchronous Function Compute
+ * invocation, retried by Function Compute after a crash or a timeout): the run's state, recorded on its
+ * Node in the `kube-fencer.io/run-checkpoint` annotation, beside the fence record. The cluster stays
+ * the one source of truth, and the next attempt of the same run continues from what the last one
+ * recorded instead of starting over: it keeps the decision's time, so an instance started again after
+ * the power-off is seen as started again (safety.md rule 2), never powered off a second time.
+ *
+ * A checkpoint is written from the step that commits the run to fencing on, right before that step's
+ * power-off (so a crash just after the power-off request still leaves the decision's time behind), and
+ * then only when the run's memory changes (power-off request, proof, taint, the end): before the
+ * commitment nothing was done that a retry must know about, and a dry run writes nothing at all
+ * (safety.md rule 8).
+ */
+import { KubernetesApiError } from '../domain/errors.js';
+import type { RunHistory } from '../domain/history.js';
+import { FENCER_ANNOTATION } from '../domain/node-marks.js';
+import type { FenceRequest } from '../domain/request.js';
+import type { Cluster } from '../ports/cluster.js';
+import type { FenceStepState } from './fence-step.js';
+
+/** What a checkpoint holds: the run's state between two steps, and when it was written. */
+export interface RunCheckpoint extends FenceStepState {
+  readonly writtenAt: string;
+}
+
+/** Reads a checkpoint's JSON; throws (a ValidationError) for one that does not parse or contradicts itself. */
+export type CheckpointParser = (json: string) => RunCheckpoint;
+
+/** Where a run's checkpoints are kept. */
+export interface RunCheckpoints {
+  /** The run's last checkpoint on `node`, or null when there is none of this run. */
+  read(node: string, runId: string): Promise<RunCheckpoint | null>;
+  /** Records `state` if it says something new the next attempt needs; returns whether it wrote. */
+  record(state: FenceStepState): Promise<boolean>;
+}
+
+/** The fields of a history whose change the next attempt must know about. */
+const memoryOf = (history: RunHistory | undefined, done: boolean): string =>
+  JSON.stringify([
+    history?.target,
+    history?.decidedToFenceAt,
+    history?.powerOffRequestedAt,
+    history?.proofOfOff,
+    history?.taintedAt,
+    done,
+  ]);
+
+const isNotFound = (error: unknown): boolean =>
+  error instanceof KubernetesApiError && error.statusCode === 404;
+
+/** Checkpoints in the Node's annotation, through the Cluster port (a merge of that one annotation). */
+export function nodeCheckpoints(
+  cluster: Pick<Cluster, 'getNode' | 'annotateNode'>,
+  parse: CheckpointParser,
+  now: () => Date = () => new Date(),
+): RunCheckpoints {
+  let last: string | undefined;
+  return {
+    async read(node, runId) {
+      const view = await cluster.getNode(node);
+      const text = view?.annotations[FENCER_ANNOTATION.runCheckpoint];
+      if (text === undefined) return null;
+      const checkpoint = parse(text);
+      if (checkpoint.history.runId !== runId) return null;
+      last = memoryOf(checkpoint.history, checkpoint.decision?.done ?? false);
+      return checkpoint;
+    },
+    async record(state) {
+      const { request, history, decision } = state;
+      // Before the commitment there is nothing to remember, unless a checkpoint of this run exists
+      // already (recorded before an action the provider then refused): it is kept current.
+      if (request.dryRun || (history.decidedToFenceAt === null && last === undefined)) return false;
+      const memory = memoryOf(history, decision?.done ?? false);
+      if (memory === last) return false;
+      const checkpoint: RunCheckpoint = { request, history, decision, writtenAt: now().toISOString() };
+      try {
+        await cluster.annotateNode(
+          request.node,
+          { [FENCER_ANNOTATION.runCheckpoint]: JSON.stringify(checkpoint) },
+          { dryRun: false },
+        );
+      } catch (error) {
+        // A node that is gone has nowhere to keep a checkpoint, and needs none: the next step sees it gone.
+        if (isNotFound(error)) return false;
+        throw error;
+      }
+      last = memory;
+      return true;
+    },
+  };
+}
+
+/** The request a checkpoint was written for must be this run's: a checkpoint is never applied to another. */
+export const sameRequest = (a: FenceRequest, b: FenceRequest): boolean =>
+  JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+
+const canonical = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .sort(([x], [y]) => (x < y ? -1 : 1))
+        .map(([k, v]) => [k, canonical(v)]),
+    );
+  }
+  return value;
+};
