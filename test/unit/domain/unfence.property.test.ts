@@ -22,6 +22,7 @@ import {
   stepFaultsArb,
   weighted,
 } from './support/arbitraries.js';
+import { atLeast, scaledRuns } from './support/contract.js';
 import { anUnfenceRequest, freshHistory, INSTANCE, OUR_TAINT, t } from './support/fixtures.js';
 import { observeWorld, RECORD_ANNOTATION } from './support/world.js';
 
@@ -77,8 +78,9 @@ function checkUnfence(observation: Observation, decision: Decision, dryRun: bool
 
 describe('decideUnfence() keeps rule 6', () => {
   afterAll(() => {
-    expect(removals).toBeGreaterThan(20);
-    expect(clears).toBeGreaterThan(20);
+    // Calibrated for full runs; a scaled-down run (FC_RUNS_SCALE < 1, the mutation run) expects its share.
+    expect(removals).toBeGreaterThan(atLeast(20));
+    expect(clears).toBeGreaterThan(atLeast(20));
   });
 
   it('removes only its own exact taint, only after Ready and a power cycle, over generated observations', () => {
@@ -135,7 +137,7 @@ describe('decideUnfence() keeps rule 6', () => {
           }
         },
       ),
-      { numRuns: 1000, seed },
+      { numRuns: scaledRuns(1000), seed },
     );
   });
 });
