@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // The CLI tests and the lab scenarios run the built `fencer`: build it when the sources changed.
+    globalSetup: ['./test/support/build-cli.ts'],
     projects: [
       {
         test: {
@@ -27,6 +29,17 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 300_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          // The built `fencer` as an operator runs it: help, errors, completion, kubectl plugin, install,
+          // the incident picture in a real browser; the cases that need an API server start a lab.
+          name: 'cli',
+          include: ['test/cli/**/*.test.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 600_000,
           fileParallelism: false,
         },
       },

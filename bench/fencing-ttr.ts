@@ -9,8 +9,10 @@
  */
 import { parseArgs } from 'node:util';
 import { makeInformer, StorageV1Api, type V1VolumeAttachment } from '@kubernetes/client-node';
+import { ensureCliBuilt } from '../cli/bundle.js';
 import { eventually } from '../lab/kube-wait.js';
 import { type Lab, startLab } from '../lab/lab.js';
+import { REPO_ROOT } from '../lab/paths.js';
 import { runFencer } from '../lab/scenarios/fencer-process.js';
 import { manualCure, waitNodeNotReady } from '../lab/scenarios/incident.js';
 import { deployStatefulApp, type StatefulApp } from '../lab/scenarios/stateful-app.js';
@@ -111,6 +113,8 @@ const median = (xs: number[]): string => {
 };
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '1' } } });
+// The fencer runs as installed: the built CLI (bin/fencer.js → dist/), built now if a source changed.
+await ensureCliBuilt(REPO_ROOT);
 const runs = Number(values.runs);
 const results = new Map<Mode, Sample[]>();
 for (const mode of ['fencer', 'fencer --no-accelerate', 'manual'] as const) {

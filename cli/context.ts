@@ -1,27 +1,62 @@
-import { kubeConfigEndpoint, loadKubeConfig } from '../lib/adapters/kubernetes/access/kubeconfig.js';
+import { EcsComputeFencer, ecsCredentialsFromEnv } from '../lib/adapters/alicloud-ecs/index.js';
+import type { AwsCredentialsProvider } from '../lib/adapters/aws-ec2/credentials.js';
+import type { ApiEndpoint } from '../lib/adapters/kubernetes/api/endpoint.js';
 import type { FencerDeps } from '../lib/app/deps.js';
 import { composeDeps } from '../lib/compose.js';
+import { parseAlibabaSettings } from '../lib/config/alibaba-settings.js';
+import { CredentialsError } from '../lib/domain/access-errors.js';
 import { createLogger } from '../lib/observability/index.js';
 import type { ConnectionOptions } from './options.js';
+import { requireOption } from './usage.js';
 
-/** A usage problem: reported in one line with exit code 2, nothing changed. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
+export { requireOption, UsageError } from './usage.js';
+
+/** What cli/access.ts checked before the command acts: the API server to use, and the cloud's credentials. */
+export interface CheckedAccess {
+  readonly endpoint: ApiEndpoint;
+  readonly awsCredentials?: AwsCredentialsProvider;
 }
 
-export function requireOption<T>(value: T | undefined, flag: string, hint: string): T {
-  if (value === undefined || value === '') throw new UsageError(`${flag} is required (${hint})`);
-  return value;
+/**
+ * The Alibaba Cloud fencer's configuration from the environment: `ALIBABA_CLOUD_REGION` turns it on;
+ * the SDK reads no credentials by itself, so `ALIBABA_CLOUD_ACCESS_KEY_ID/SECRET` (and
+ * `ALIBABA_CLOUD_SECURITY_TOKEN` for STS) must be set with it.
+ */
+export function alibabaFencerFromEnv(env: NodeJS.ProcessEnv): EcsComputeFencer | undefined {
+  const settings = parseAlibabaSettings(env);
+  if (!settings) return undefined;
+  let credentials: ReturnType<typeof ecsCredentialsFromEnv>;
+  try {
+    credentials = ecsCredentialsFromEnv(env);
+  } catch (error) {
+    throw new CredentialsError('alibaba', (error as Error).message, { cause: error });
+  }
+  if (!credentials) {
+    throw new CredentialsError(
+      'alibaba',
+      'ALIBABA_CLOUD_REGION is set but there are no Alibaba Cloud credentials: set ALIBABA_CLOUD_ACCESS_KEY_ID and ALIBABA_CLOUD_ACCESS_KEY_SECRET (and ALIBABA_CLOUD_SECURITY_TOKEN for STS)',
+    );
+  }
+  return new EcsComputeFencer({ ...settings, credentials });
 }
 
 /** Builds the fencer's dependencies from the command line (the CLI's composition). */
-export function depsFromOptions(options: ConnectionOptions): FencerDeps {
-  const region = requireOption(options.region, '--region', 'or set AWS_REGION');
-  const kubeConfig = loadKubeConfig({ path: options.kubeconfig, context: options.context });
+export function depsFromOptions(options: ConnectionOptions, access: CheckedAccess): FencerDeps {
+  const alibaba = alibabaFencerFromEnv(process.env);
+  // An Alibaba-only deployment needs no AWS region; every other needs one.
+  const region = alibaba
+    ? options.region || undefined
+    : requireOption(
+        options.region,
+        '--region',
+        'or set AWS_REGION; for Alibaba Cloud set ALIBABA_CLOUD_REGION',
+      );
   return composeDeps({
-    endpoint: kubeConfigEndpoint(kubeConfig),
+    endpoint: access.endpoint,
     region,
     accountId: options.accountId,
+    awsCredentials: access.awsCredentials,
+    computeFencers: alibaba ? [alibaba] : [],
     log: createLogger({ silent: !options.logJson }),
   });
 }

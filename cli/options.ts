@@ -1,11 +1,11 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 
-/** Parses a whole-number option (>= 0), naming the flag when it is not one. */
+/** Parses a whole-number option (>= 0); commander names the flag and the value in the error. */
 export const int =
-  (name: string) =>
+  (_name: string) =>
   (value: string): number => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a whole number >= 0`);
+    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number >= 0');
     return n;
   };
 const fraction = (value: string): number => {
@@ -14,28 +14,84 @@ const fraction = (value: string): number => {
   return n;
 };
 
-/** Options every command shares: where the cluster and the cloud are. */
-export function addConnectionOptions(command: Command): Command {
-  return command
-    .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG or ~/.kube/config)')
+const UNIT_SECONDS: Readonly<Record<string, number>> = { h: 3600, m: 60, s: 1 };
+
+/**
+ * Parses a duration as kubectl takes them (`90s`, `5m`, `1h30m`) or a bare number of seconds, into
+ * whole seconds. `_name` is the flag, for symmetry with {@link int} (commander names it in the error).
+ */
+export const duration =
+  (_name: string) =>
+  (value: string): number => {
+    const text = value.trim();
+    if (/^\d+$/.test(text)) return Number(text);
+    const parts = [...text.matchAll(/(\d+)([hms])/g)];
+    if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text) {
+      throw new InvalidArgumentError('must be a duration like 90s, 5m or 1h30m (or whole seconds)');
+    }
+    return parts.reduce((sum, p) => sum + Number(p[1]) * (UNIT_SECONDS[p[2] ?? 's'] ?? 1), 0);
+  };
+
+/** An AWS region name: `eu-west-1`, `us-gov-west-1`, `cn-north-1`. Checked up front: a typo must not reach EC2. */
+export const awsRegion = (value: string): string => {
+  if (!/^[a-z]{2}(-[a-z]+)+-\d+$/.test(value)) {
+    throw new InvalidArgumentError('not an AWS region name (like eu-west-1)');
+  }
+  return value;
+};
+
+/** An AWS account id: exactly 12 digits. */
+export const awsAccountId = (value: string): string => {
+  if (!/^\d{12}$/.test(value)) throw new InvalidArgumentError('an AWS account id is 12 digits');
+  return value;
+};
+
+/** How results are printed. */
+export type OutputFormat = 'text' | 'json' | 'yaml';
+
+/**
+ * Options every command shares, defined once on the program so they may come before or after the
+ * subcommand (as with kubectl); each command reads them with `command.optsWithGlobals()`.
+ */
+export function addGlobalOptions(program: Command): Command {
+  return program
+    .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, a list, or ~/.kube/config)')
     .option('--context <name>', 'kubeconfig context to use (default: the current context)')
-    .addOption(new Option('--region <region>', 'AWS region of the instances').env('AWS_REGION'))
-    .option('--account-id <id>', 'AWS account that must own the instances (checked when given)')
+    .option('-n, --namespace <namespace>', "namespace of a pod or claim (default: the context's namespace)")
+    .addOption(
+      new Option('--region <region>', 'AWS region of the instances').env('AWS_REGION').argParser(awsRegion),
+    )
+    .addOption(
+      new Option(
+        '--account-id <id>',
+        'AWS account that must own the instances (checked when given)',
+      ).argParser(awsAccountId),
+    )
     .addOption(
       new Option(
         '--cluster <name>',
         "cluster name in the instances' ownership tag kubernetes.io/cluster/<name>",
       ).env('FENCER_CLUSTER'),
     )
-    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
-    .option('--log-json', 'also write structured JSON logs to stderr');
+    .addOption(
+      new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'yaml']).default('text'),
+    )
+    .option('--log-json', 'also write structured JSON logs to stderr')
+    .option('--debug', 'print stack traces of errors');
 }
+
+/** A file to write the run's timeline to: lanes for node, instance, pods, VolumeAttachments, disks. */
+export const timelineOutOption = (): Option =>
+  new Option(
+    '--timeline-out <file>',
+    'write the timeline as a self-contained picture (.svg, else HTML) for the postmortem',
+  );
 
 /** The safety limits and strategy of a fence run. */
 export function addFenceOptions(command: Command): Command {
   return command
     .option('--dry-run', 'report what would happen; change nothing (EC2 DryRun for the power-off)', false)
-    .option('--timeout <seconds>', 'give up after this many seconds (exit 4)', int('--timeout'), 900)
+    .option('--timeout <duration>', 'give up after this long (exit 4), e.g. 15m', duration('--timeout'), 900)
     .addOption(
       new Option('--strategy <strategy>', 'how volumes are released once the instance is proven off')
         .choices(['auto', 'out-of-service', 'legacy'])
@@ -66,33 +122,37 @@ export function addFenceOptions(command: Command): Command {
       false,
     )
     .option(
-      '--lease-grace <seconds>',
-      'a Lease renewed within this many seconds means the node is alive (10 to 3600)',
-      int('--lease-grace'),
+      '--lease-grace <duration>',
+      'a Lease renewed within this long means the node is alive (10s to 1h)',
+      duration('--lease-grace'),
       40,
     )
     .option(
-      '--power-off-deadline <seconds>',
+      '--power-off-deadline <duration>',
       'fail if the instance is not proven off within this time',
-      int('--power-off-deadline'),
+      duration('--power-off-deadline'),
       300,
     )
     .option(
-      '--drain-deadline <seconds>',
+      '--drain-deadline <duration>',
       'fail if pods, VolumeAttachments and disks have not cleared by then',
-      int('--drain-deadline'),
+      duration('--drain-deadline'),
       600,
-    );
+    )
+    .addOption(timelineOutOption());
 }
 
+/** The global options, as every command reads them. */
 export interface ConnectionOptions {
   readonly kubeconfig?: string;
   readonly context?: string;
+  readonly namespace?: string;
   readonly region?: string;
   readonly accountId?: string;
   readonly cluster?: string;
-  readonly output: 'text' | 'json';
+  readonly output: OutputFormat;
   readonly logJson?: boolean;
+  readonly debug?: boolean;
 }
 
 export interface FenceOptions extends ConnectionOptions {
@@ -105,8 +165,9 @@ export interface FenceOptions extends ConnectionOptions {
   readonly maxUnhealthy: number;
   readonly maxUnhealthyFraction: number;
   readonly allowControlPlane: boolean;
-  readonly forceDeleteTolerating: boolean;
+  readonly forceDeleteToleratingPods: boolean;
   readonly leaseGrace: number;
   readonly powerOffDeadline: number;
   readonly drainDeadline: number;
+  readonly timelineOut?: string;
 }

@@ -7,8 +7,11 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type BuildResult, build, type Metafile, type Plugin } from 'esbuild';
 
+/** How the functions run their bundle: with source maps applied to stack traces. */
+export const NODE_OPTIONS = '--enable-source-maps';
+
 /** The handler folders under functions/. */
-export const FUNCTIONS = ['step', 'event-router', 'health-check', 'manual', 'sweep'] as const;
+export const FUNCTIONS = ['step', 'event-router', 'health-check', 'manual', 'sweep', 'alarm-sync'] as const;
 export type FunctionName = (typeof FUNCTIONS)[number];
 
 /** The bundle's file name in the asset; the Lambda handler is `index.handler`. */
@@ -17,10 +20,14 @@ export const BUNDLE_FILE = 'index.mjs';
 /**
  * ESM, minified, for Node.js 22; `module` before `main` so the AWS SDK's ES builds are tree-shaken;
  * a `require` for the CommonJS dependencies; nothing external: the AWS SDK is bundled at the version
- * the tests ran against, not whatever the Lambda runtime ships.
+ * the tests ran against, not whatever the Lambda runtime ships. A linked source map (mappings only, no
+ * sources: it is for stack traces) beside the bundle; the functions run with `--enable-source-maps`
+ * ({@link NODE_OPTIONS}), so an error in the logs names our files and lines, not the minified ones.
  */
 export const ESBUILD = {
   minify: true,
+  sourcemap: 'linked',
+  sourcesContent: false,
   target: 'node22',
   mainFields: ['module', 'main'],
   banner: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
@@ -54,8 +61,92 @@ export const inlineSchemaKeys: Plugin = {
   },
 };
 
+const lowerFirst = (name: string): string => name.charAt(0).toLowerCase() + name.slice(1);
+
+/**
+ * Removes from the ECS client class (`client.js`, 760 generated methods, 460 KB minified) every method
+ * but the given operations' (`describeInstances`, `describeInstancesWithOptions`, ...) and the class's
+ * own plumbing (the constructor, `getEndpoint`). Methods are cut along the generated layout (each at
+ * four spaces of indent, its doc comment before it); an operation not found fails the build.
+ */
+export function pruneEcsClient(source: string, operations: readonly string[]): string {
+  const lines = source.split('\n');
+  const classStart = lines.findIndex((l) => l.startsWith('class Client extends'));
+  const classEnd = lines.findIndex((l, i) => i > classStart && l === '}');
+  if (classStart < 0 || classEnd < 0) throw new Error('slim-alibaba-ecs: client.js has an unexpected layout');
+  const keep = new Set([
+    'constructor',
+    'getEndpoint',
+    ...operations.flatMap((op) => [lowerFirst(op), `${lowerFirst(op)}WithOptions`]),
+  ]);
+  const methodOf = (line: string) => /^ {4}(?:async )?([A-Za-z_$][\w$]*)\(/.exec(line)?.[1];
+  const body: string[] = [];
+  let chunk: string[] = [];
+  let kept = 0;
+  const flush = () => {
+    const name = chunk.map(methodOf).find((n) => n !== undefined);
+    if (name === undefined || keep.has(name)) {
+      body.push(...chunk);
+      if (name !== undefined && name !== 'constructor' && name !== 'getEndpoint') kept++;
+    }
+    chunk = [];
+  };
+  for (const line of lines.slice(classStart + 1, classEnd)) {
+    // A chunk is one method and the doc comment before it.
+    const docStarts = line === '    /**';
+    const anotherMethod = methodOf(line) !== undefined && chunk.some((l) => methodOf(l) !== undefined);
+    if (docStarts || anotherMethod) flush();
+    chunk.push(line);
+  }
+  flush();
+  if (kept !== operations.length * 2) {
+    throw new Error(
+      `slim-alibaba-ecs: found ${kept} of the ${operations.length * 2} methods of ${operations.join(', ')}`,
+    );
+  }
+  return [...lines.slice(0, classStart + 1), ...body, ...lines.slice(classEnd)].join('\n');
+}
+
+/**
+ * Keeps only what a function uses of the Alibaba ECS SDK (the naive bundle is 3.7 MB, its cold start
+ * twice the goal):
+ * - its `client.js` requires `./models/model`, a CommonJS barrel re-exporting all 3,400 request and
+ *   response models (2.7 MB minified) that esbuild cannot tree-shake; that one import, from inside
+ *   `@alicloud/ecs20140526`, becomes a module re-exporting only the given operations' `Request`,
+ *   `Response` and `ResponseBody` models (each file holds its nested types too);
+ * - the client class loses the methods of every other operation ({@link pruneEcsClient}).
+ * Calling an operation that is not listed fails at once; the bundled-adapter test calls each listed one.
+ */
+export const slimAlibabaEcs = (operations: readonly string[]): Plugin => ({
+  name: 'slim-alibaba-ecs',
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\/models\/model$/ }, (args) => {
+      if (!/[\\/]@alicloud[\\/]ecs20140526[\\/]dist$/.test(args.resolveDir)) return undefined;
+      return { path: join(args.resolveDir, 'models', 'slim-model.js'), namespace: 'slim-alibaba-ecs-models' };
+    });
+    builder.onLoad({ filter: /.*/, namespace: 'slim-alibaba-ecs-models' }, (args) => {
+      const models = operations.flatMap((op) => [`${op}Request`, `${op}Response`, `${op}ResponseBody`]);
+      const requires = models.map((m) => `require(${JSON.stringify(`./${m}.js`)})`).join(',');
+      return {
+        contents: `Object.assign(exports, ${requires});`,
+        loader: 'js',
+        resolveDir: join(args.path, '..'),
+      };
+    });
+    builder.onLoad({ filter: /[\\/]@alicloud[\\/]ecs20140526[\\/]dist[\\/]client\.js$/ }, async (args) => ({
+      contents: pruneEcsClient(await readFile(args.path, 'utf8'), operations),
+      loader: 'js',
+    }));
+  },
+});
+
 /** Bundles `entry` (a path from the repository root) to `outfile`, returning esbuild's metafile. */
-export async function bundle(root: string, entry: string, outfile: string): Promise<Metafile> {
+export async function bundle(
+  root: string,
+  entry: string,
+  outfile: string,
+  extraPlugins: readonly Plugin[] = [],
+): Promise<Metafile> {
   const result: BuildResult<{ metafile: true }> = await build({
     absWorkingDir: root,
     entryPoints: [entry],
@@ -64,11 +155,13 @@ export async function bundle(root: string, entry: string, outfile: string): Prom
     platform: 'node',
     format: 'esm',
     minify: ESBUILD.minify,
+    sourcemap: ESBUILD.sourcemap,
+    sourcesContent: ESBUILD.sourcesContent,
     target: ESBUILD.target,
     mainFields: [...ESBUILD.mainFields],
     banner: { js: ESBUILD.banner },
     external: [...ESBUILD.external],
-    plugins: [inlineSchemaKeys],
+    plugins: [inlineSchemaKeys, ...extraPlugins],
     metafile: true,
     logLevel: 'error',
   });

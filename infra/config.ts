@@ -2,16 +2,37 @@
  * The stack's configuration: the clusters to fence, from CDK context (`cdk.json`, or
  * `-c kube-fencer:clusters='[...]'`), validated like every other input.
  */
+import { readFileSync } from 'node:fs';
 import * as z from 'zod';
 import { clusterName } from '../lib/config/fence-request.js';
 import { requestDefaultsSchema } from '../lib/config/lambda-settings.js';
 
 /** The context key holding the clusters. */
 export const CLUSTERS_CONTEXT = 'kube-fencer:clusters';
+/** The context key of a JSON file holding the clusters (instead of the clusters themselves). */
+export const CLUSTERS_FILE_CONTEXT = 'kube-fencer:clustersFile';
 /** The context key of an optional e-mail subscribed to the outcomes topic. */
 export const EMAIL_CONTEXT = 'kube-fencer:alarmEmail';
 
-const arn = z.string().startsWith('arn:');
+const arn = z.string().max(2048).startsWith('arn:');
+const subnetId = z.string().regex(/^subnet-[0-9a-f]{8,17}$/, 'not a subnet id');
+const securityGroupId = z.string().regex(/^sg-[0-9a-f]{8,17}$/, 'not a security group id');
+
+/**
+ * Where the functions run in a VPC: required for a private (or CIDR-restricted) EKS endpoint. The
+ * subnets need a route to the AWS APIs the functions call (a NAT gateway, or the VPC endpoints listed
+ * in RUNBOOK.md). Without `securityGroupIds` the stack creates one that allows HTTPS out only.
+ */
+export const vpcConfigSchema = z
+  .object({
+    vpcId: z.string().regex(/^vpc-[0-9a-f]{8,17}$/, 'not a VPC id'),
+    subnetIds: z.array(subnetId).min(1).max(16),
+    securityGroupIds: z.array(securityGroupId).min(1).max(5).optional(),
+    /** The API server's port, for the created security group's egress rule. @default 443 */
+    apiServerPort: z.number().int().min(1).max(65_535).default(443),
+  })
+  .strict();
+export type VpcConfig = z.infer<typeof vpcConfigSchema>;
 
 export const clusterConfigSchema = z
   .object({
@@ -29,6 +50,34 @@ export const clusterConfigSchema = z
       .optional(),
     /** Any other cluster: a Secrets Manager secret (complete ARN) holding a kubeconfig. */
     kubeconfigSecretArn: arn.optional(),
+    /** The customer-managed KMS key that encrypts that secret, if not the AWS-managed one: kms:Decrypt is granted on it. */
+    kubeconfigSecretKmsKeyArn: arn.optional(),
+    /** The functions' VPC placement (private API server endpoints). @default no VPC */
+    vpc: vpcConfigSchema.optional(),
+    /** The event router's bounds. */
+    router: z
+      .object({
+        /** Runs one event may start (lib/app/triggers.ts); the rest are refused together. */
+        maxRunsPerEvent: z.number().int().min(1).max(1000).default(10),
+        /** Router invocations at once: a burst of events queues instead of hammering the API server. */
+        concurrency: z.number().int().min(1).max(100).default(2),
+      })
+      .strict()
+      .default({ maxRunsPerEvent: 10, concurrency: 2 }),
+    /**
+     * Reserve the router's, health check's and sweep's concurrency. An account still at Lambda's
+     * starting quota (10 concurrent executions) cannot reserve any: set false there, and ask for more.
+     */
+    reserveConcurrency: z.boolean().default(true),
+    /** Opt-in: keep an EC2 status-check alarm per node's instance (infra/constructs/status-check-alarms.ts). */
+    statusCheckAlarms: z
+      .object({
+        everyMinutes: z.number().int().min(1).max(60).default(5),
+        /** Minutes StatusCheckFailed_System must be failing before the alarm fires. */
+        evaluationMinutes: z.number().int().min(1).max(30).default(2),
+      })
+      .strict()
+      .optional(),
     /** Allow terminating instances that cannot be stopped (one-time Spot); grants ec2:TerminateInstances. */
     allowTerminate: z.boolean().default(false),
     /** The fence request every trigger sends, minus node and cluster (lib/config/fence-request.ts). */
@@ -55,6 +104,9 @@ export const clusterConfigSchema = z
   .refine((c) => (c.eks === undefined) !== (c.kubeconfigSecretArn === undefined), {
     message: 'give exactly one of eks and kubeconfigSecretArn',
   })
+  .refine((c) => c.kubeconfigSecretKmsKeyArn === undefined || c.kubeconfigSecretArn !== undefined, {
+    message: 'kubeconfigSecretKmsKeyArn belongs with kubeconfigSecretArn',
+  })
   .transform((c) => ({
     ...c,
     // Same defaults as the functions apply, checked at synth time rather than at the first fencing.
@@ -73,4 +125,24 @@ export const clustersSchema = z
 export function parseClusters(context: unknown): ClusterConfig[] {
   const value = typeof context === 'string' ? (JSON.parse(context) as unknown) : context;
   return clustersSchema.parse(value);
+}
+
+/**
+ * The clusters of a deployment, from `kube-fencer:clusters` (the JSON itself) or
+ * `kube-fencer:clustersFile` (a JSON file, relative to the working directory). Neither is a clear
+ * error: a stack never deploys a cluster nobody named.
+ */
+export function clustersFromContext(tryGetContext: (key: string) => unknown): ClusterConfig[] {
+  const inline = tryGetContext(CLUSTERS_CONTEXT);
+  const file = tryGetContext(CLUSTERS_FILE_CONTEXT);
+  if (inline !== undefined && file !== undefined) {
+    throw new Error(`give ${CLUSTERS_CONTEXT} or ${CLUSTERS_FILE_CONTEXT}, not both`);
+  }
+  if (typeof file === 'string') return parseClusters(JSON.parse(readFileSync(file, 'utf8')) as unknown);
+  if (inline === undefined) {
+    throw new Error(
+      `no clusters to fence: pass -c ${CLUSTERS_FILE_CONTEXT}=clusters.json (see deploy/clusters.example.json and RUNBOOK.md "Deploying")`,
+    );
+  }
+  return parseClusters(inline);
 }

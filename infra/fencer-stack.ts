@@ -1,6 +1,7 @@
 /**
  * The kube-fencer stack: one per account and region, fencing one or more clusters. Shared: the KMS
- * key (logs, SNS, SQS), the outcomes topic, the dead-letter queue, alarms and dashboard.
+ * key (logs, SNS, SQS), the outcomes topic, the queues of undelivered events and failed invocations,
+ * alarms and dashboard.
  */
 import { ArnFormat, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -70,12 +71,18 @@ export class KubeFencerStack extends Stack {
       enforceSSL: true,
     });
     if (props.alarmEmail) this.topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
-    const deadLetterQueue = new sqs.Queue(this, 'UndeliveredTriggers', {
-      encryption: sqs.QueueEncryption.KMS,
-      encryptionMasterKey: key,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
+    const queue = (id: string) =>
+      new sqs.Queue(this, id, {
+        encryption: sqs.QueueEncryption.KMS,
+        encryptionMasterKey: key,
+        enforceSSL: true,
+        retentionPeriod: Duration.days(14),
+      });
+    // Events EventBridge could not deliver to a function (the function never ran).
+    const deadLetterQueue = queue('UndeliveredTriggers');
+    // Asynchronous invocations that failed after Lambda's retries (the function ran and failed):
+    // the event, the error and the request id, kept for a human and for a redrive.
+    const failedInvocations = queue('FailedInvocations');
     this.fencers = props.clusters.map(
       (cluster) =>
         new ClusterFencer(this, `Cluster-${cluster.name}`, {
@@ -83,10 +90,16 @@ export class KubeFencerStack extends Stack {
           key,
           topic: this.topic,
           deadLetterQueue,
+          failedInvocations,
         }),
     );
-    new Monitoring(this, 'Monitoring', { topic: this.topic, fencers: this.fencers, deadLetterQueue });
+    new Monitoring(this, 'Monitoring', {
+      topic: this.topic,
+      fencers: this.fencers,
+      deadLetterQueue,
+      failedInvocations,
+    });
     for (const fencer of this.fencers) acknowledgeClusterFindings(fencer);
-    acknowledgeStackFindings(deadLetterQueue);
+    acknowledgeStackFindings(deadLetterQueue, failedInvocations);
   }
 }

@@ -13,6 +13,12 @@ const ack = (scope: IConstruct, id: string, reason: string) =>
 const logicalId = (scope: IConstruct): string =>
   Stack.of(scope).getLogicalId(scope.node.defaultChild as CfnElement);
 
+/** The partition as cdk-nag prints it: a literal when the stack's region is known (partition literals), or the pseudo parameter. */
+const partition = (scope: IConstruct): string => {
+  const p = Stack.of(scope).partition;
+  return Token.isUnresolved(p) ? '<AWS::Partition>' : p;
+};
+
 /** `<region>:<account>` as cdk-nag prints it in a finding: the literal, or the pseudo parameter. */
 const regionAccount = (scope: IConstruct): string => {
   const { region, account } = Stack.of(scope);
@@ -24,11 +30,27 @@ const XRAY =
 
 /** Acknowledges the findings of one cluster's fencer. */
 export function acknowledgeClusterFindings(fencer: ClusterFencer): void {
-  for (const fn of [fencer.step, fencer.router, fencer.healthCheck, fencer.manual, fencer.sweep]) {
+  for (const fn of fencer.functions) {
     ack(
       fn,
       'AwsSolutions-L1',
       'Node.js 22 is pinned on purpose: it is the runtime the tests and bench/cold-start.ts run on (package.json engines). A newer runtime is a tested change, not a default.',
+    );
+    if (fencer.placement) {
+      ack(
+        fn,
+        `AwsSolutions-IAM5[Resource::arn:${partition(fencer)}:ec2:${regionAccount(fencer)}:network-interface/*]`,
+        'Lambda creates and deletes the function’s network interfaces in the VPC with its role; their ids are made at run time. Creation is limited to the configured subnets and security groups; ec2:DescribeNetworkInterfaces and DescribeSubnets support no resource-level permissions.',
+      );
+    }
+  }
+  if (fencer.statusCheckAlarms) {
+    const fn = fencer.statusCheckAlarms.function;
+    ack(fn, 'AwsSolutions-IAM5[Resource::*]', XRAY);
+    ack(
+      fn,
+      `AwsSolutions-IAM5[Resource::arn:${partition(fencer)}:cloudwatch:${regionAccount(fencer)}:alarm:kube-fencer-${fencer.cluster}-status-*]`,
+      'The alarms of this cluster only, by their name prefix; one alarm per node instance, whose ids are known only at run time.',
     );
   }
   ack(
@@ -42,7 +64,7 @@ export function acknowledgeClusterFindings(fencer: ClusterFencer): void {
     if (fn !== fencer.sweep) ack(fn, 'AwsSolutions-IAM5[Resource::*]', XRAY);
     ack(
       fn,
-      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:${regionAccount(fencer)}:execution:<${logicalId(fencer.workflow.stateMachine)}.Name>:*]`,
+      `AwsSolutions-IAM5[Resource::arn:${partition(fencer)}:states:${regionAccount(fencer)}:execution:<${logicalId(fencer.workflow.stateMachine)}.Name>:*]`,
       'DescribeExecution on the executions of this cluster’s own state machine only; execution names are made at run time (a duplicate trigger must find the run it duplicates).',
     );
   }
@@ -53,7 +75,7 @@ export function acknowledgeClusterFindings(fencer: ClusterFencer): void {
   );
   ack(
     fencer.step,
-    `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:${regionAccount(fencer)}:instance/*]`,
+    `AwsSolutions-IAM5[Resource::arn:${partition(fencer)}:ec2:${regionAccount(fencer)}:instance/*]`,
     'ec2:StopInstances (and TerminateInstances when allowed) is limited by the aws:ResourceTag/kubernetes.io/cluster/<name> condition to the instances of this cluster; their ids are not known at deploy time.',
   );
   if (fencer.kubectlProvider) acknowledgeKubectlProvider(fencer.kubectlProvider);
@@ -86,10 +108,15 @@ function acknowledgeKubectlProvider(provider: IConstruct): void {
 }
 
 /** Acknowledges the stack-level findings. */
-export function acknowledgeStackFindings(deadLetterQueue: IConstruct): void {
+export function acknowledgeStackFindings(deadLetterQueue: IConstruct, failedInvocations: IConstruct): void {
   ack(
     deadLetterQueue,
     'AwsSolutions-SQS3',
     'This queue is itself the dead-letter queue of the EventBridge rule targets.',
+  );
+  ack(
+    failedInvocations,
+    'AwsSolutions-SQS3',
+    'This queue is itself the on-failure destination of the functions’ asynchronous invocations; its messages are read by a human (RUNBOOK.md), not consumed.',
   );
 }

@@ -12,6 +12,8 @@ import { PROJECT_ROOT } from './constructs/fencer-function.js';
 export const FENCER_GROUP = 'kube-fencer';
 /** The group of the triggers' roles (event router, health check, manual invoke): read-only. */
 export const TRIGGER_GROUP = 'kube-fencer-trigger';
+/** The group of the report-only sweep's role: reads what the sweep classifies, writes nothing. */
+export const SWEEP_GROUP = 'kube-fencer-sweep';
 export const RBAC_MANIFEST_PATH = join(PROJECT_ROOT, 'deploy', 'rbac.yaml');
 
 /** Every object of deploy/rbac.yaml, in apply order. */

@@ -37,6 +37,8 @@ export interface ControlPlane {
   readonly kubeconfigPath: string;
   /** A kubeconfig for user `kube-fencer`, bound to deploy/rbac.yaml and audited. */
   readonly fencerKubeconfigPath: string;
+  /** A kubeconfig per extra identity (audited too), by user name. */
+  readonly identityKubeconfigPaths: ReadonlyMap<string, string>;
   readonly processes: readonly ManagedProcess[];
   stop(): Promise<void>;
 }
@@ -49,7 +51,7 @@ interface StartControlPlaneOptions {
   readonly onStep?: (message: string) => void;
 }
 
-function writeAuditPolicy(runDir: string): string {
+function writeAuditPolicy(runDir: string, users: readonly string[]): string {
   const path = join(runDir, 'audit-policy.yaml');
   writeFileSync(
     path,
@@ -58,8 +60,13 @@ function writeAuditPolicy(runDir: string): string {
       'kind: Policy',
       'omitStages: [RequestReceived]',
       'rules:',
+      // The CLI's access reviews (its preflight) store nothing: questions, not writes, left out of the log.
+      '  - level: None',
+      '    resources:',
+      '      - {group: authorization.k8s.io, resources: [selfsubjectaccessreviews]}',
+      '      - {group: authentication.k8s.io, resources: [selfsubjectreviews]}',
       '  - level: Metadata',
-      '    users: [kube-fencer]',
+      `    users: [${users.join(', ')}]`,
       '  - level: None',
       '',
     ].join('\n'),
@@ -133,7 +140,7 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
         `--default-not-ready-toleration-seconds=${timings.evictionTolerationSeconds}`,
         `--default-unreachable-toleration-seconds=${timings.evictionTolerationSeconds}`,
         // Every request by the fencer's own user is audited, so tests can prove what it did and did not do.
-        `--audit-policy-file=${writeAuditPolicy(runDir)}`,
+        `--audit-policy-file=${writeAuditPolicy(runDir, ['kube-fencer', ...pki.identityTokens.keys()])}`,
         `--audit-log-path=${join(logDir, 'audit.log')}`,
         '--audit-log-format=json',
         '--profiling=false',
@@ -155,6 +162,12 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
     writeFileSync(kubeconfigPath, kubeconfigYaml(server, pki.caCert, pki.adminToken), { mode: 0o600 });
     const fencerKubeconfigPath = join(runDir, 'fencer.kubeconfig');
     writeFileSync(fencerKubeconfigPath, kubeconfigYaml(server, pki.caCert, pki.fencerToken), { mode: 0o600 });
+    const identityKubeconfigPaths = new Map<string, string>();
+    for (const [user, token] of pki.identityTokens) {
+      const path = join(runDir, `${user}.kubeconfig`);
+      writeFileSync(path, kubeconfigYaml(server, pki.caCert, token), { mode: 0o600 });
+      identityKubeconfigPaths.set(user, path);
+    }
 
     const kcm = startProcess({
       name: 'kube-controller-manager',
@@ -204,7 +217,7 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
       waitUntil(scheduler, healthy(schedPort), 60_000),
     ]);
     options.onStep?.('kube-controller-manager and kube-scheduler ready');
-    return { server, kubeconfigPath, fencerKubeconfigPath, processes, stop };
+    return { server, kubeconfigPath, fencerKubeconfigPath, identityKubeconfigPaths, processes, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -1,7 +1,9 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type KubeConfig, StorageV1Api } from '@kubernetes/client-node';
+import type { CsiControllerMode } from './csi-driver/server.js';
 import type { Ec2Emulator } from './ec2-emulator.js';
+import type { Principal } from './ecs-emulator/index.js';
 import { REPO_ROOT } from './paths.js';
 import { type ManagedProcess, startProcess, waitUntil } from './process.js';
 
@@ -15,21 +17,51 @@ interface StartCsiOptions {
   readonly runDir: string;
   readonly kubeconfigPath: string;
   readonly driverName: string;
-  readonly emulator: Ec2Emulator;
+  /** `cloud` (the default) attaches in the EC2 or ECS emulator; `rbd` is ceph-csi's no-op publish. */
+  readonly mode?: CsiControllerMode;
+  /** The EC2 emulator the controller attaches EBS volumes in (the AWS-flavoured lab). */
+  readonly emulator?: Pick<Ec2Emulator, 'endpoint' | 'region'>;
+  /** The ECS emulator and the lab's key, for the Alibaba disk driver (the Alibaba-flavoured lab). */
+  readonly ecs?: { readonly endpoint: string; readonly region: string; readonly key: Principal };
   readonly kubeConfig: KubeConfig;
 }
 
+/** The controller's arguments and environment for the cloud it attaches volumes in. */
+function cloudOf(options: StartCsiOptions): { args: string[]; env: NodeJS.ProcessEnv } {
+  if (options.mode === 'rbd') return { args: ['--mode=rbd'], env: process.env };
+  if (options.ecs) {
+    const { endpoint, region, key } = options.ecs;
+    return {
+      args: [`--ecs-endpoint=${endpoint}`, `--region=${region}`],
+      env: {
+        ...process.env,
+        ALIBABA_CLOUD_ACCESS_KEY_ID: key.accessKeyId,
+        ALIBABA_CLOUD_ACCESS_KEY_SECRET: key.accessKeySecret,
+      },
+    };
+  }
+  if (!options.emulator) throw new Error('lab: the CSI controller needs the EC2 or the ECS emulator');
+  return {
+    args: [`--ec2-endpoint=${options.emulator.endpoint}`, `--region=${options.emulator.region}`],
+    env: process.env,
+  };
+}
+
 /**
- * Registers the CSIDriver, then starts the lab's CSI controller (TypeScript, talks to the EC2
- * emulator) and the real external-attacher in front of it. The attacher exits when its CSI
- * socket goes away, so it is stopped first.
+ * Registers the CSIDriver, then starts the lab's CSI controller (TypeScript; it talks to the EC2 or the
+ * ECS emulator, or, for RBD, to nothing) and the real external-attacher in front of it. The attacher
+ * exits when its CSI socket goes away, so it is stopped first.
  */
 export async function startCsi(options: StartCsiOptions): Promise<CsiComponents> {
   const logDir = join(options.runDir, 'logs');
   const pidDir = join(options.runDir, 'pids');
-  const socketDir = join(options.runDir, 'csi');
+  const mode = options.mode ?? 'cloud';
+  // The cloud's driver keeps its historic names; a second driver's processes say which they are.
+  const tag = mode === 'cloud' ? 'csi' : `csi-${mode}`;
+  const socketDir = join(options.runDir, tag);
   mkdirSync(socketDir, { recursive: true });
   const socket = join(socketDir, 'csi.sock');
+  const cloud = cloudOf(options);
   await options.kubeConfig.makeApiClient(StorageV1Api).createCSIDriver({
     body: {
       metadata: { name: options.driverName },
@@ -37,7 +69,7 @@ export async function startCsi(options: StartCsiOptions): Promise<CsiComponents>
     },
   });
   const controller = startProcess({
-    name: 'csi-controller',
+    name: `${tag}-controller`,
     command: process.execPath,
     args: [
       '--import',
@@ -46,9 +78,9 @@ export async function startCsi(options: StartCsiOptions): Promise<CsiComponents>
       `--socket=${socket}`,
       `--proto=${join(options.binDir, 'csi.proto')}`,
       `--driver=${options.driverName}`,
-      `--ec2-endpoint=${options.emulator.endpoint}`,
-      `--region=${options.emulator.region}`,
+      ...cloud.args,
     ],
+    env: cloud.env,
     cwd: REPO_ROOT,
     logDir,
     pidDir,
@@ -60,7 +92,7 @@ export async function startCsi(options: StartCsiOptions): Promise<CsiComponents>
   try {
     await waitUntil(controller, async () => existsSync(socket), 60_000);
     const attacher = startProcess({
-      name: 'csi-attacher',
+      name: `${tag}-attacher`,
       command: join(options.binDir, 'csi-attacher'),
       args: [
         `--kubeconfig=${options.kubeconfigPath}`,

@@ -4,6 +4,7 @@
  */
 import {
   type _InstanceType,
+  AssignPrivateIpAddressesCommand,
   AttachVolumeCommand,
   CreateVolumeCommand,
   DescribeImagesCommand,
@@ -55,6 +56,10 @@ export interface ClusterInstance {
   readonly zone: string;
   /** The node's `spec.providerID`: `aws:///<zone>/<instanceId>`. */
   readonly providerId: string;
+  /** PrivateIpAddress: what a kubelet on the instance reports as its `InternalIP`. */
+  readonly privateIp: string;
+  /** PrivateDnsName, e.g. `ip-10-29-187-74.ec2.internal`: its `InternalDNS` and `Hostname`. */
+  readonly privateDnsName: string;
 }
 
 /** Runs one instance in `zone`, tagged `kubernetes.io/cluster/<cluster>=owned` and `Name=<name>`. */
@@ -81,12 +86,18 @@ export async function createClusterInstance(
   if (!instance?.InstanceId || !instance.LaunchTime) {
     throw new Ec2EmulatorError(`${COMPONENT}: RunInstances returned no instance`);
   }
-  const { InstanceId: instanceId } = instance;
+  const { InstanceId: instanceId, PrivateIpAddress: privateIp, PrivateDnsName: privateDnsName } = instance;
+  // The fencer checks a node's addresses against these, so a lab without them would test nothing.
+  if (!privateIp || !privateDnsName) {
+    throw new Ec2EmulatorError(`${COMPONENT}: RunInstances returned ${instanceId} without a private address`);
+  }
   return {
     instanceId,
     launchTime: instance.LaunchTime.toISOString(),
     zone: input.zone,
     providerId: `aws:///${input.zone}/${instanceId}`,
+    privateIp,
+    privateDnsName,
   };
 }
 
@@ -147,6 +158,22 @@ export async function startInstance(client: EC2Client, instanceId: string): Prom
 /** Terminates an instance; its attached volumes are detached (the root volume deleted). */
 export async function terminateInstance(client: EC2Client, instanceId: string): Promise<void> {
   await client.send(new TerminateInstancesCommand({ InstanceIds: [instanceId] }));
+}
+
+/**
+ * Gives the instance a secondary private IP on its primary network interface: in the lab, a node's
+ * address on the Ceph storage network. (moto does not check that the address lies in the interface's
+ * subnet, as EC2 would; a real machine would have a second interface on a storage subnet.)
+ */
+export async function addPrivateIp(client: EC2Client, instanceId: string, ip: string): Promise<void> {
+  const { Reservations = [] } = await client.send(
+    new DescribeInstancesCommand({ InstanceIds: [instanceId] }),
+  );
+  const eni = Reservations[0]?.Instances?.[0]?.NetworkInterfaces?.[0]?.NetworkInterfaceId;
+  if (!eni) throw new Ec2EmulatorError(`${COMPONENT}: ${instanceId} has no network interface`);
+  await client.send(
+    new AssignPrivateIpAddressesCommand({ NetworkInterfaceId: eni, PrivateIpAddresses: [ip] }),
+  );
 }
 
 /** The instance's state name and LaunchTime as EC2 reports them now; `not-found` once EC2 forgot it. */

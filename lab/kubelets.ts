@@ -10,6 +10,7 @@ import {
   type V1Pod,
   type V1VolumeAttachment,
 } from '@kubernetes/client-node';
+import { FailedMountRecorder, type NodeStager, type StagedVolume } from './kubelet-staging.js';
 import { LAB_VERSIONS } from './versions.js';
 
 /** What a simulated kubelet needs to know about its machine. */
@@ -19,7 +20,32 @@ export interface SimulatedNode {
   readonly zone: string;
   readonly region: string;
   readonly providerID: string;
+  /** The instance's PrivateIpAddress, posted as the node's `InternalIP`. */
+  readonly privateIp: string;
+  /** The instance's PrivateDnsName, posted as the node's `InternalDNS` and `Hostname`. */
+  readonly privateDnsName: string;
+  /** Labels the cloud's node controller adds (e.g. ACK's), over the lab's defaults. */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Annotations a real kubelet on that cloud adds (e.g. the CSI node ids). */
+  readonly annotations?: Readonly<Record<string, string>>;
+  /**
+   * `status.addresses` where a kubelet on that cloud posts others than on EC2 (an ACK kubelet: InternalIP
+   * and Hostname only). @default nodeAddresses(node)
+   */
+  readonly addresses?: readonly { readonly type: string; readonly address: string }[];
+  /** Topology keys the CSI driver reports for the node. @default ['topology.kubernetes.io/zone'] */
+  readonly csiTopologyKeys?: readonly string[];
 }
+
+/**
+ * `status.addresses` as a kubelet on EC2 posts them (the AWS cloud provider's node addresses): the
+ * machine's private IP and its private DNS name, which is also the host name.
+ */
+export const nodeAddresses = (node: Pick<SimulatedNode, 'privateIp' | 'privateDnsName'>) => [
+  { type: 'InternalIP', address: node.privateIp },
+  { type: 'InternalDNS', address: node.privateDnsName },
+  { type: 'Hostname', address: node.privateDnsName },
+];
 
 type NodeMode = 'alive' | 'silent';
 
@@ -46,15 +72,19 @@ export class KubeletFleet {
   private ticks = 0;
   private ticking = false;
   private lastError: string | undefined;
+  private readonly failedMounts: FailedMountRecorder;
 
+  /** `stager`: a driver whose volumes the node must stage (ceph-csi RBD); its nodes report their InternalIP. */
   constructor(
     kc: KubeConfig,
     private readonly driverName: string,
     private readonly log: (line: string) => void = () => {},
+    private readonly stager?: NodeStager,
   ) {
     this.core = kc.makeApiClient(CoreV1Api);
     this.coordination = kc.makeApiClient(CoordinationV1Api);
     this.storage = kc.makeApiClient(StorageV1Api);
+    this.failedMounts = new FailedMountRecorder(kc);
   }
 
   /** Registers a node as a kubelet does at start-up: Node, CSINode, Lease, Ready status. */
@@ -71,9 +101,13 @@ export class KubeletFleet {
             'node.kubernetes.io/instance-type': 'm5.large',
             'topology.kubernetes.io/zone': node.zone,
             'topology.kubernetes.io/region': node.region,
+            ...node.labels,
           },
           // Without it the attach-detach controller leaves this node's volumes to the kubelet.
-          annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
+          annotations: {
+            'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
+            ...node.annotations,
+          },
         },
         spec: { providerID: node.providerID },
       },
@@ -83,7 +117,13 @@ export class KubeletFleet {
         metadata: { name: node.name },
         spec: {
           drivers: [
-            { name: this.driverName, nodeID: node.instanceId, topologyKeys: ['topology.kubernetes.io/zone'] },
+            {
+              name: this.driverName,
+              nodeID: node.instanceId,
+              topologyKeys: [...(node.csiTopologyKeys ?? ['topology.kubernetes.io/zone'])],
+            },
+            // ceph-csi's node plugin registers with the node's name as its node ID.
+            ...(this.stager?.addressOf(node.name) ? [{ name: this.stager.driver, nodeID: node.name }] : []),
           ],
         },
       },
@@ -154,7 +194,14 @@ export class KubeletFleet {
         this.core.listPersistentVolumeClaimForAllNamespaces(),
         this.core.listPersistentVolume(),
       ]);
-      const world = new World(pods.items, vas.items, pvcs.items, pvs.items, this.driverName);
+      const world = new World(
+        pods.items,
+        vas.items,
+        pvcs.items,
+        pvs.items,
+        this.driverName,
+        this.stager?.driver,
+      );
       for (const name of alive) await this.syncNode(name, world);
       this.lastError = undefined;
     } catch (err) {
@@ -179,11 +226,13 @@ export class KubeletFleet {
 
   private async syncNode(name: string, world: World): Promise<void> {
     const inUse = new Set<string>();
+    const wanted = new Set<string>();
     for (const pod of world.podsOn(name)) {
       const ns = pod.metadata?.namespace ?? 'default';
       const podName = pod.metadata?.name ?? '';
       if (pod.metadata?.deletionTimestamp) {
         // A live kubelet stops the containers, unmounts, and confirms the deletion.
+        await this.unstageAll(name, world.stagedVolumes(pod));
         await this.core
           .deleteNamespacedPod({ name: podName, namespace: ns, gracePeriodSeconds: 0 })
           .catch(() => {});
@@ -192,17 +241,40 @@ export class KubeletFleet {
       const volumes = world.uniqueVolumeNames(pod);
       const attached = volumes.every((v) => world.isAttached(v.pv, name));
       if (attached) for (const v of volumes) inUse.add(v.unique);
-      if (attached && pod.status?.phase !== 'Running') await this.markRunning(pod);
-      if (!attached && !pod.status?.containerStatuses) await this.markContainerCreating(pod);
+      for (const v of world.stagedVolumes(pod)) wanted.add(v.pv);
+      const staged = attached && (await this.stageAll(pod, name, world.stagedVolumes(pod)));
+      if (staged && pod.status?.phase !== 'Running') await this.markRunning(pod);
+      if (!staged && !pod.status?.containerStatuses) await this.markContainerCreating(pod);
     }
+    // Volumes no pod on this node uses any more (deleted while the node was away): unmount them.
+    await this.unstageAll(
+      name,
+      (this.stager?.staged(name) ?? []).filter((v) => !wanted.has(v.pv)),
+    );
     const heartbeat = this.ticks % HEARTBEAT_EVERY_TICKS === 0;
     const volumesInUse = [...inUse].sort();
     const changed = this.reportedInUse.get(name) !== volumesInUse.join(',');
     if (heartbeat || changed) await this.postStatus(name, volumesInUse);
   }
 
+  /** Stages the pod's volumes of the staged driver; a failure is a FailedMount event on the pod. */
+  private async stageAll(pod: V1Pod, node: string, volumes: readonly StagedVolume[]): Promise<boolean> {
+    let ready = true;
+    for (const volume of volumes) {
+      const result = await this.stager?.stage(node, volume);
+      if (result?.state === 'failed') await this.failedMounts.record(pod, node, volume, result.message);
+      ready &&= result?.state === 'ready';
+    }
+    return ready;
+  }
+
+  private async unstageAll(node: string, volumes: readonly StagedVolume[]): Promise<void> {
+    for (const volume of volumes) await this.stager?.unstage(node, volume);
+  }
+
   private async postStatus(name: string, volumesInUse: string[]): Promise<void> {
     const now = new Date().toISOString();
+    const node = this.requireNode(name);
     // Strategic merge on conditions (by type) and volumesInUse only: volumesAttached belongs to the
     // attach-detach controller and must never be written here.
     await this.core.patchNodeStatus(
@@ -212,6 +284,8 @@ export class KubeletFleet {
           status: {
             capacity: { cpu: '4', memory: '8Gi', pods: '110' },
             allocatable: { cpu: '4', memory: '8Gi', pods: '110' },
+            // Merged by type, so every heartbeat re-asserts the machine's addresses, as a kubelet does.
+            addresses: this.addressesOf(node),
             conditions: [
               {
                 type: 'Ready',
@@ -241,6 +315,21 @@ export class KubeletFleet {
       strategic,
     );
     this.reportedInUse.set(name, volumesInUse.join(','));
+  }
+
+  /**
+   * A node on the staged driver's network (Ceph) has a second address there, which its Ceph clients use:
+   * a kubelet on EC2 posts every private IP of the machine as an InternalIP (the lab assigns this one to
+   * the instance too). Two entries of one type cannot be merged by type (the API server sees a
+   * duplicate), so such a list replaces the old one whole.
+   */
+  /** The addresses the node's kubelet posts: the cloud's, plus its storage address on a Ceph node. */
+  private addressesOf(node: SimulatedNode): object[] {
+    const machine = node.addresses ? [...node.addresses] : nodeAddresses(node);
+    const storage = this.stager?.addressOf(node.name);
+    if (!storage) return machine;
+    // Two InternalIPs: the strategic merge keys addresses by type, so the list is replaced whole.
+    return [{ $patch: 'replace' }, ...machine, { type: 'InternalIP', address: storage }];
   }
 
   private async markRunning(pod: V1Pod): Promise<void> {
@@ -317,6 +406,7 @@ class World {
     pvcs: V1PersistentVolumeClaim[],
     pvs: V1PersistentVolume[],
     private readonly driverName: string,
+    private readonly stagedDriver?: string,
   ) {
     for (const va of vas) {
       if (va.status?.attached && !va.metadata?.deletionTimestamp) {
@@ -345,9 +435,19 @@ class World {
       const csi = this.pvByName.get(pvName)?.spec?.csi;
       // An unbound claim or a missing PV keeps the pod ContainerCreating, as on a real node.
       if (!csi) out.push({ pv: pvName || `unbound:${claim}`, unique: '' });
-      else if (csi.driver === this.driverName)
+      else if (csi.driver === this.driverName || csi.driver === this.stagedDriver)
         out.push({ pv: pvName, unique: `kubernetes.io/csi/${csi.driver}^${csi.volumeHandle}` });
     }
     return out;
+  }
+
+  /** The pod's volumes of the driver the node must stage (RBD), with their attributes. */
+  stagedVolumes(pod: V1Pod): StagedVolume[] {
+    if (!this.stagedDriver) return [];
+    return this.uniqueVolumeNames(pod).flatMap(({ pv }) => {
+      const csi = this.pvByName.get(pv)?.spec?.csi;
+      if (!csi || csi.driver !== this.stagedDriver) return [];
+      return [{ pv, handle: csi.volumeHandle, attributes: { ...csi.volumeAttributes } }];
+    });
   }
 }

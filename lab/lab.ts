@@ -12,30 +12,42 @@ import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import { KubeConfig } from '@kubernetes/client-node';
+import type { EcsClient } from '../lib/adapters/alicloud-ecs/index.js';
+import { CEPH_ENV } from '../lib/adapters/ceph-rbd/settings.js';
 import { kubeConfigEndpoint } from '../lib/adapters/kubernetes/access/kubeconfig.js';
 import type { ApiEndpoint } from '../lib/adapters/kubernetes/api/endpoint.js';
 import { ensureLabBinaries } from './build/go-binaries.js';
+import { type CephLab, startCephLab } from './ceph/ceph-lab.js';
+import { reapOrphanNetworks } from './ceph/network.js';
+import { RBD_CSI_DRIVER, RbdNodeStager } from './ceph/rbd-node-stager.js';
 import { type ControlPlaneTimings, DEFAULT_TIMINGS, startControlPlane } from './control-plane.js';
 import { startCsi } from './csi.js';
-import {
-  createClusterInstance,
-  type Ec2Emulator,
-  ec2ClientFor,
-  startEc2Emulator,
-  startInstance,
-  stopInstance,
-} from './ec2-emulator.js';
+import { addPrivateIp } from './ec2-emulator.js';
+import type { Ec2Faults } from './ec2-faults/index.js';
+import type { EcsEmulatorAdmin, Principal } from './ecs-emulator/index.js';
 import { KubeletFleet, type SimulatedNode } from './kubelets.js';
+import { type LabCloud, startAlibabaCloud, startAwsCloud } from './lab-clouds.js';
 import { applyManifest } from './manifests.js';
 import { cacheRoot, REPO_ROOT } from './paths.js';
-import { makePki } from './pki.js';
+import { type LabIdentity, makePki } from './pki.js';
+
+export type { LabIdentity } from './pki.js';
+
 import { type ManagedProcess, reapOrphans, runInUse } from './process.js';
 import { waitForNodesReady } from './readiness.js';
 
-/** The CSI driver name the lab's controller registers: it stands in for the EBS CSI driver. */
+/** The CSI driver name the AWS-flavoured lab's controller registers: it stands in for the EBS CSI driver. */
 export const LAB_CSI_DRIVER = 'ebs.csi.aws.com';
 
+/** Which cloud the lab's nodes, instances and disks belong to. */
+export type LabProvider = 'aws' | 'alibaba';
+
 export interface LabOptions {
+  /**
+   * `aws` (default): EC2 instances in moto, EBS volumes, ebs.csi.aws.com. `alibaba`: ACK-like workers
+   * whose ECS instances and cloud disks live in the ECS emulator, diskplugin.csi.alibabacloud.com.
+   */
+  readonly provider?: LabProvider;
   /** How many worker nodes (node-a, node-b, ...). At least 2, so that a pod has somewhere to go. */
   readonly nodes?: number;
   /** Availability zone of each node, round-robin. Default: all in one zone, so volumes can move. */
@@ -44,11 +56,49 @@ export interface LabOptions {
   readonly cluster?: string;
   readonly region?: string;
   readonly timings?: Partial<ControlPlaneTimings>;
+  /** Extra users of the API server, each in its groups, each with a kubeconfig and audited. @default none */
+  readonly identities?: readonly LabIdentity[];
   /** Progress lines while the lab starts (default: none). */
   readonly onStep?: (message: string) => void;
+  /**
+   * A real Ceph cluster beside the control plane (every node gets a storage-network address, its
+   * InternalIP, and the `rbd.csi.ceph.com` driver). Off by default: it costs about 0.4 GB and 10-15 s.
+   */
+  readonly ceph?: boolean | LabCephOptions;
 }
 
+/** How the lab's Ceph behaves. */
+export interface LabCephOptions {
+  /** How long an OSD keeps a dead client's watch. @default 30 (Ceph's default) */
+  readonly watchTimeoutSeconds?: number;
+  /** How often the nodes' RBD clients write. @default 500 */
+  readonly writeIntervalMs?: number;
+}
+
+/** The lab's Ceph, and the node side of its CSI driver. */
+export interface LabCeph extends CephLab {
+  readonly stager: RbdNodeStager;
+  /** Where `fencerEnv`'s `FENCER_CEPH_CA_FILE` points: the mgr's self-signed certificate. */
+  readonly caFile: string;
+}
+
+/**
+ * A lab worker: its Node name, its instance (id, zone, providerID) and the instance's private IP and
+ * DNS name as the emulator assigned them (on ECS: its host name), which its kubelet posts as
+ * `status.addresses`.
+ */
 export interface LabNode extends SimulatedNode {}
+
+/** The lab's ECS (Alibaba-flavoured lab only). */
+export interface LabEcs {
+  readonly endpoint: string;
+  readonly region: string;
+  /** Signed with the lab's key: what the lab, its fixtures and its CSI driver use. */
+  readonly client: EcsClient;
+  /** The fencer's own key; faults can target its calls only. */
+  readonly fencerKey: Principal;
+  readonly admin: EcsEmulatorAdmin;
+}
 
 /** The fields of a kube-apiserver audit event that tests look at. */
 export interface AuditEvent {
@@ -66,6 +116,7 @@ export interface AuditEvent {
 
 /** A running lab: a real control plane, a CSI attacher, an EC2 emulator and simulated kubelets. */
 export interface Lab {
+  readonly provider: LabProvider;
   readonly cluster: string;
   readonly region: string;
   readonly runDir: string;
@@ -75,16 +126,33 @@ export interface Lab {
   readonly endpoint: ApiEndpoint;
   /** Kubeconfig of user `kube-fencer`: only what deploy/rbac.yaml grants, and every request audited. */
   readonly fencerKubeconfigPath: string;
-  /** Environment for running `fencer` against this lab (EC2 endpoint, region, credentials, cluster). */
+  /**
+   * Environment for running `fencer` against this lab (region, credentials, cluster). On AWS its EC2
+   * endpoint is the fault injector in front of the emulator, so tests can stage what moto cannot and see
+   * every call; on Alibaba it is the ECS emulator, which injects faults itself.
+   */
   readonly fencerEnv: Readonly<Record<string, string>>;
+  /** The EC2 emulator itself (moto), for the lab's own setup and for checking the truth; reading it in the Alibaba-flavoured lab throws. */
   readonly ec2: { readonly endpoint: string; readonly region: string; readonly client: EC2Client };
+  /** The EC2 fault injector the fencer talks to; reading it in the Alibaba-flavoured lab throws. */
+  readonly ec2Faults: Ec2Faults;
+  /** The ECS emulator; `undefined` in the AWS-flavoured lab. */
+  readonly ecs?: LabEcs;
+  /** The CSI driver the lab's controller registers as. */
+  readonly csiDriver: string;
+  /** The topology key of the driver's PVs' zone affinity. */
+  readonly volumeTopologyKey: string;
+  /** Creates an unattached disk (EBS volume or cloud disk) in `zone`; resolves to its id (the PV's volumeHandle). */
+  createVolume(input: { readonly zone: string; readonly sizeGiB: number }): Promise<string>;
+  /** The Ceph cluster when the lab was started with `ceph`, else undefined. */
+  readonly ceph: LabCeph | undefined;
   readonly nodes: readonly LabNode[];
   /** The lab's processes (the simulated kubelets run inside the caller's process). */
   readonly components: readonly { readonly name: string; readonly pid: number; readonly logFile: string }[];
   node(name: string): LabNode;
-  /** Partition: heartbeats stop, the instance keeps running. */
+  /** Partition: heartbeats stop, the instance keeps running (and its Ceph clients keep writing). */
   cut(name: string): Promise<void>;
-  /** Crash: heartbeats stop and the instance stops. */
+  /** Crash: heartbeats stop and the instance stops (and its Ceph clients die). */
   crash(name: string): Promise<void>;
   /** Power the instance on again (a new launch time) and let the kubelet come back. */
   restore(name: string): Promise<void>;
@@ -92,6 +160,10 @@ export interface Lab {
   reconnect(name: string): Promise<void>;
   /** The API server's audit events for user `kube-fencer`, oldest first. */
   fencerRequests(): readonly AuditEvent[];
+  /** The kubeconfig of an extra identity (`identities` of the options). */
+  identityKubeconfigPath(user: string): string;
+  /** The API server's audit events for an extra identity, oldest first. */
+  requestsBy(user: string): readonly AuditEvent[];
   /** Path of a component's log file (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, csi-attacher, csi-controller, ec2-emulator, kubelets). */
   logFile(component: string): string;
   readLog(component: string): string;
@@ -130,12 +202,15 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   const count = options.nodes ?? 2;
   if (count < 2) throw new Error('lab: at least 2 nodes are needed (one to fail, one to take over)');
   const cluster = options.cluster ?? 'lab';
-  const region = options.region ?? 'us-east-1';
-  const zones = options.zones ?? [`${region}a`];
+  const provider = options.provider ?? 'aws';
+  const region = options.region ?? (provider === 'alibaba' ? 'cn-hangzhou' : 'us-east-1');
+  const zones = options.zones ?? [provider === 'alibaba' ? `${region}-i` : `${region}a`];
   const timings = { ...DEFAULT_TIMINGS, ...options.timings };
   const step = options.onStep ?? (() => {});
 
   reapOrphans(runsRoot());
+  // Before pruning: a pruned folder's network state file could no longer be found.
+  await reapOrphanNetworks(runsRoot());
   pruneRuns(5);
   const binDir = await ensureLabBinaries();
   mkdirSync(runsRoot(), { recursive: true });
@@ -143,7 +218,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   const logDir = join(runDir, 'logs');
   const pidDir = join(runDir, 'pids');
   mkdirSync(pidDir, { recursive: true });
-  const pki = makePki(join(runDir, 'pki'));
+  const pki = makePki(join(runDir, 'pki'), options.identities);
 
   const stoppers: (() => Promise<void>)[] = [];
   const processes: ManagedProcess[] = [];
@@ -153,32 +228,49 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     for (const s of stoppers.splice(0).reverse()) await s().catch(() => {});
     rmSync(join(runDir, 'etcd'), { recursive: true, force: true });
   };
+  let ceph: LabCeph | undefined;
   try {
-    const [controlPlane, emulator] = await Promise.all([
+    const cephOptions = options.ceph === true ? {} : options.ceph || undefined;
+    // A Ceph node's storage address becomes one of its EC2 instance's addresses (see addPrivateIp).
+    if (cephOptions && provider !== 'aws')
+      throw new Error('lab: Ceph runs beside the AWS-flavoured lab only');
+    const nodeNames = Array.from({ length: count }, (_, i) => nodeName(i));
+    const cephStarting = cephOptions
+      ? startCephLab({ nodes: nodeNames, runDir, onStep: step, ...cephOptions })
+      : undefined;
+    // Stopped with the lab even when another component fails while Ceph is still starting.
+    stoppers.push(async () => (await cephStarting?.catch(() => undefined))?.stop());
+    const [controlPlane, cloud, cephLab] = await Promise.all([
       startControlPlane({ binDir, runDir, pki, timings, onStep: step }),
-      startEc2Emulator({ runDir, region }).then((e: Ec2Emulator) => {
-        step('ec2 emulator ready');
-        return e;
+      (provider === 'alibaba'
+        ? startAlibabaCloud({ runDir, region })
+        : startAwsCloud({ runDir, pidDir, region })
+      ).then((c: LabCloud) => {
+        step(`${c.component.name} ready`);
+        return c;
       }),
+      cephStarting,
     ]);
-    // The emulator is its own process group too: record it so a killed owner's emulator is reaped.
-    const emulatorPidFile = join(pidDir, 'ec2-emulator.pid');
-    writeFileSync(emulatorPidFile, `${emulator.pid} ${process.pid}\n`);
-    stoppers.push(controlPlane.stop, async () => {
-      await emulator.stop();
-      rmSync(emulatorPidFile, { force: true });
-    });
+    stoppers.push(controlPlane.stop, cloud.stop);
+    if (cephLab) {
+      const caFile = join(runDir, 'ceph', 'restful.crt');
+      writeFileSync(caFile, cephLab.restful.certificate);
+      ceph = Object.assign(cephLab, { stager: new RbdNodeStager(cephLab), caFile });
+    }
     processes.push(...controlPlane.processes);
-    const ec2 = ec2ClientFor(emulator);
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(controlPlane.kubeconfigPath);
 
     const nodes: LabNode[] = [];
     for (let i = 0; i < count; i++) {
-      const name = nodeName(i);
-      const zone = zones[i % zones.length] ?? `${region}a`;
-      const { instanceId } = await createClusterInstance(ec2, { cluster, zone, name });
-      nodes.push({ name, instanceId, zone, region, providerID: `aws:///${zone}/${instanceId}` });
+      const zone = zones[i % zones.length] ?? zones[0] ?? region;
+      nodes.push(await cloud.createWorker({ cluster, zone, name: nodeName(i) }));
+    }
+
+    // A Ceph node's storage-network address is one of its machine's addresses (see addPrivateIp).
+    const ec2Client = cloud.ec2?.client;
+    if (ceph && ec2Client) {
+      for (const n of nodes) await addPrivateIp(ec2Client, n.instanceId, ceph.address(n.name));
     }
 
     await applyManifest(kubeConfig, join(REPO_ROOT, 'deploy', 'rbac.yaml'));
@@ -186,17 +278,33 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       binDir,
       runDir,
       kubeconfigPath: controlPlane.kubeconfigPath,
-      driverName: LAB_CSI_DRIVER,
-      emulator,
+      driverName: cloud.csiDriver,
+      ...cloud.csi,
       kubeConfig,
     });
     stoppers.push(csi.stop);
     processes.push(...csi.processes);
     step('csi-controller and csi-attacher ready');
+    if (ceph) {
+      const rbd = await startCsi({
+        binDir,
+        runDir,
+        kubeconfigPath: controlPlane.kubeconfigPath,
+        driverName: RBD_CSI_DRIVER,
+        mode: 'rbd',
+        kubeConfig,
+      });
+      stoppers.push(rbd.stop);
+      processes.push(...rbd.processes);
+      step('csi-rbd-controller and csi-rbd-attacher ready');
+    }
 
     const kubeletLog = join(logDir, 'kubelets.log');
-    fleet = new KubeletFleet(kubeConfig, LAB_CSI_DRIVER, (line) =>
-      appendFileSync(kubeletLog, `${new Date().toISOString()} ${line}\n`),
+    fleet = new KubeletFleet(
+      kubeConfig,
+      cloud.csiDriver,
+      (line) => appendFileSync(kubeletLog, `${new Date().toISOString()} ${line}\n`),
+      ceph?.stager,
     );
     for (const node of nodes) await fleet.register(node);
     fleet.start();
@@ -216,7 +324,9 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     };
     const theFleet = fleet;
     const logFile = (component: string): string => join(logDir, `${component}.log`);
+    const ec2 = cloud.ec2;
     return {
+      provider,
       cluster,
       region,
       runDir,
@@ -225,17 +335,36 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       endpoint: kubeConfigEndpoint(kubeConfig),
       fencerKubeconfigPath: controlPlane.fencerKubeconfigPath,
       fencerEnv: {
-        AWS_ENDPOINT_URL_EC2: emulator.endpoint,
-        AWS_REGION: region,
-        AWS_ACCESS_KEY_ID: emulator.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: emulator.secretAccessKey,
+        ...cloud.fencerEnv,
         FENCER_CLUSTER: cluster,
+        ...(ceph
+          ? {
+              [CEPH_ENV.mgrUrl]: ceph.restful.url,
+              [CEPH_ENV.keyName]: ceph.restful.keyName,
+              [CEPH_ENV.key]: ceph.restful.key,
+              [CEPH_ENV.caFile]: ceph.caFile,
+              [CEPH_ENV.serverName]: ceph.restful.serverName,
+            }
+          : {}),
       },
-      ec2: { endpoint: emulator.endpoint, region, client: ec2 },
+      get ec2() {
+        if (!ec2) throw new Error('lab: this lab runs the Alibaba flavour (no EC2); use lab.ecs');
+        return ec2;
+      },
+      get ec2Faults() {
+        if (!cloud.ec2Faults) throw new Error('lab: this lab runs the Alibaba flavour (no EC2); use lab.ecs');
+        return cloud.ec2Faults;
+      },
+      ecs: cloud.ecs,
+      csiDriver: cloud.csiDriver,
+      volumeTopologyKey: cloud.volumeTopologyKey,
+      createVolume: (input) => cloud.createVolume({ ...input, cluster }),
+      ceph,
       nodes,
       components: [
         ...processes.map((p) => ({ name: p.name, pid: p.pid, logFile: p.logFile })),
-        { name: 'ec2-emulator', pid: emulator.pid, logFile: emulator.logFile },
+        cloud.component,
+        ...(ceph?.components ?? []),
       ],
       node,
       async cut(name) {
@@ -243,10 +372,11 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       },
       async crash(name) {
         theFleet.silence(node(name).name);
-        await stopInstance(ec2, node(name).instanceId);
+        await ceph?.stager.crash(name);
+        await cloud.stopInstance(node(name).instanceId);
       },
       async restore(name) {
-        await startInstance(ec2, node(name).instanceId);
+        await cloud.startInstance(node(name).instanceId);
         await theFleet.revive(name);
       },
       async reconnect(name) {
@@ -256,6 +386,15 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
         readLines(logFile('audit'))
           .map((line) => JSON.parse(line) as AuditEvent)
           .filter((e) => e.user.username === 'kube-fencer'),
+      identityKubeconfigPath(user) {
+        const path = controlPlane.identityKubeconfigPaths.get(user);
+        if (!path) throw new Error(`lab: no identity ${user} (give it in startLab's identities)`);
+        return path;
+      },
+      requestsBy: (user) =>
+        readLines(logFile('audit'))
+          .map((line) => JSON.parse(line) as AuditEvent)
+          .filter((e) => e.user.username === user),
       logFile,
       readLog: (component) =>
         existsSync(logFile(component)) ? readFileSync(logFile(component), 'utf8') : '',

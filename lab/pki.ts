@@ -17,10 +17,21 @@ export interface LabPki {
   readonly adminToken: string;
   /** Token of user `kube-fencer`, which has only what deploy/rbac.yaml grants. */
   readonly fencerToken: string;
+  /** Tokens of the extra identities asked for, by user name. */
+  readonly identityTokens: ReadonlyMap<string, string>;
+}
+
+/**
+ * An extra identity of the lab's API server: a user in the given groups, authenticated by a static
+ * token, e.g. the identity an EKS access entry gives a Lambda role (its Kubernetes groups).
+ */
+export interface LabIdentity {
+  readonly user: string;
+  readonly groups: readonly string[];
 }
 
 /** Makes a throwaway CA, a loopback serving certificate and a static admin token (openssl). */
-export function makePki(dir: string): LabPki {
+export function makePki(dir: string, identities: readonly LabIdentity[] = []): LabPki {
   mkdirSync(dir, { recursive: true });
   const run = (args: string[]): void => {
     try {
@@ -85,9 +96,14 @@ export function makePki(dir: string): LabPki {
   const adminToken = randomBytes(32).toString('hex');
   const tokenFile = join(dir, 'tokens.csv');
   const fencerToken = randomBytes(32).toString('hex');
+  const identityTokens = new Map(identities.map((i) => [i.user, randomBytes(32).toString('hex')]));
+  // Token file lines: token,user,uid,"group1,group2".
+  const extra = identities.map(
+    (i) => `${identityTokens.get(i.user)},${i.user},${i.user}-uid,"${i.groups.join(',')}"\n`,
+  );
   writeFileSync(
     tokenFile,
-    `${adminToken},lab-admin,lab-admin-uid,system:masters\n${fencerToken},kube-fencer,kube-fencer-uid\n`,
+    `${adminToken},lab-admin,lab-admin-uid,system:masters\n${fencerToken},kube-fencer,kube-fencer-uid\n${extra.join('')}`,
     { mode: 0o600 },
   );
   return {
@@ -100,6 +116,7 @@ export function makePki(dir: string): LabPki {
     tokenFile,
     adminToken,
     fencerToken,
+    identityTokens,
   };
 }
 

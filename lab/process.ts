@@ -13,6 +13,11 @@ export interface ManagedProcess {
   readonly exited: Promise<number | string>;
   hasExited(): boolean;
   stop(): Promise<void>;
+  /** Kills the process group at once (SIGKILL) and waits for the exit: a crash, or a throwaway daemon. */
+  kill(): Promise<void>;
+  /** With `pipes`, the process's stdin and stdout (stderr still goes to the log). */
+  readonly stdin?: NodeJS.WritableStream;
+  readonly stdout?: NodeJS.ReadableStream;
 }
 
 const running = new Map<number, { name: string; pidFile: string }>();
@@ -45,6 +50,8 @@ export interface StartOptions {
   readonly pidDir: string;
   readonly env?: NodeJS.ProcessEnv;
   readonly cwd?: string;
+  /** Pipe stdin and stdout to the caller instead of the log (a component that answers requests). */
+  readonly pipes?: boolean;
 }
 
 /** Starts one component in its own process group with stdout and stderr going to `<logDir>/<name>.log`. */
@@ -59,7 +66,7 @@ export function startProcess(options: StartOptions): ManagedProcess {
       cwd: options.cwd,
       env: options.env ?? process.env,
       detached: true,
-      stdio: ['ignore', fd, fd],
+      stdio: options.pipes ? ['pipe', 'pipe', fd] : ['ignore', fd, fd],
     });
   } finally {
     closeSync(fd);
@@ -86,6 +93,11 @@ export function startProcess(options: StartOptions): ManagedProcess {
     logFile,
     exited,
     hasExited: () => exitedFlag,
+    ...(options.pipes && child.stdin && child.stdout ? { stdin: child.stdin, stdout: child.stdout } : {}),
+    async kill() {
+      killGroup(pid, 'SIGKILL');
+      if (!exitedFlag) await exited;
+    },
     async stop() {
       if (exitedFlag) return;
       killGroup(pid, 'SIGTERM');

@@ -21,7 +21,14 @@ export interface TimelineEntry {
   readonly what: string;
 }
 
-type Snapshot = Record<string, string>;
+export type Snapshot = Record<string, string>;
+
+/** What an object looked like from `at` on (`null`: deleted), for drawing the incident (timeline-picture.ts). */
+export interface ObjectState {
+  readonly at: Date;
+  readonly object: string;
+  readonly snapshot: Snapshot | null;
+}
 
 const shortUid = (uid?: string): string => (uid ? uid.slice(0, 4) : '????');
 
@@ -51,12 +58,38 @@ function describeVa(o: V1VolumeAttachment): Snapshot {
   };
 }
 
+/** What the cloud's machines and disks look like now, by timeline key (`ec2/i-…`, `ecs/i-…`, `disk/d-…`). */
+export type CloudWatcher = () => Promise<[string, Snapshot][]>;
+
+/** EC2 instances and EBS volumes, as the EC2 emulator shows them. */
+export const ec2Watcher =
+  (ec2: EC2Client): CloudWatcher =>
+  async () => {
+    const [instances, volumes] = await Promise.all([
+      ec2.send(new DescribeInstancesCommand({})),
+      ec2.send(new DescribeVolumesCommand({})),
+    ]);
+    const seen: [string, Snapshot][] = [];
+    for (const r of instances.Reservations ?? []) {
+      for (const i of r.Instances ?? []) {
+        const name = i.Tags?.find((t) => t.Key === 'Name')?.Value;
+        seen.push([`ec2/${i.InstanceId}${name ? ` (${name})` : ''}`, { state: i.State?.Name ?? '?' }]);
+      }
+    }
+    for (const v of volumes.Volumes ?? []) {
+      const att = (v.Attachments ?? []).map((a) => `${a.InstanceId}:${a.State}`).join(',') || 'none';
+      seen.push([`ebs/${v.VolumeId}`, { attachments: att }]);
+    }
+    return seen;
+  };
+
 /**
  * Records what happens to nodes, pods, VolumeAttachments, events and EC2 instances/volumes while
  * an incident plays out, and prints it as a readable timeline.
  */
 export class Timeline {
   readonly entries: TimelineEntry[] = [];
+  readonly states: ObjectState[] = [];
   private readonly started = new Date();
   private readonly last = new Map<string, Snapshot>();
   private readonly informers: Informer<KubernetesObject>[] = [];
@@ -66,7 +99,7 @@ export class Timeline {
 
   constructor(
     private readonly kc: KubeConfig,
-    private readonly ec2: EC2Client,
+    private readonly cloud: CloudWatcher,
     private readonly echo?: (line: string) => void,
   ) {}
 
@@ -121,7 +154,7 @@ export class Timeline {
     events.on('update', (e) => this.observeEvent(e));
     await events.start();
     this.informers.push(events);
-    this.poller = setInterval(() => void this.pollEc2(), 500);
+    this.poller = setInterval(() => void this.pollCloud(), 500);
   }
 
   stop(): void {
@@ -132,6 +165,7 @@ export class Timeline {
 
   private observe(key: string, now: Snapshot | null): void {
     const before = this.last.get(key);
+    if (now !== null || before) this.states.push({ at: new Date(), object: key, snapshot: now });
     if (now === null) {
       if (before) this.note(key, 'deleted');
       this.last.delete(key);
@@ -168,22 +202,9 @@ export class Timeline {
     );
   }
 
-  private async pollEc2(): Promise<void> {
+  private async pollCloud(): Promise<void> {
     try {
-      const [instances, volumes] = await Promise.all([
-        this.ec2.send(new DescribeInstancesCommand({})),
-        this.ec2.send(new DescribeVolumesCommand({})),
-      ]);
-      for (const r of instances.Reservations ?? []) {
-        for (const i of r.Instances ?? []) {
-          const name = i.Tags?.find((t) => t.Key === 'Name')?.Value;
-          this.observe(`ec2/${i.InstanceId}${name ? ` (${name})` : ''}`, { state: i.State?.Name ?? '?' });
-        }
-      }
-      for (const v of volumes.Volumes ?? []) {
-        const att = (v.Attachments ?? []).map((a) => `${a.InstanceId}:${a.State}`).join(',') || 'none';
-        this.observe(`ebs/${v.VolumeId}`, { attachments: att });
-      }
+      for (const [key, snapshot] of await this.cloud()) this.observe(key, snapshot);
     } catch {
       // the emulator may already be gone while the lab stops
     }

@@ -2,46 +2,82 @@
  * The composition root: the only module that builds SDK clients and adapters and hands them to the
  * use cases. The CLI and every Lambda handler start here.
  */
-import { Ec2ComputeFencer } from './adapters/aws-ec2/index.js';
+import type { AwsCredentialsProvider } from './adapters/aws-ec2/credentials.js';
+import { createEc2Client, Ec2ComputeFencer } from './adapters/aws-ec2/index.js';
 import type { ApiEndpoint } from './adapters/kubernetes/api/endpoint.js';
 import { KubeCluster } from './adapters/kubernetes/index.js';
 import type { FencerDeps } from './app/deps.js';
-import { createLogger, InMemoryMetrics } from './observability/index.js';
-import type { AuditLog, Metrics } from './ports/audit.js';
+import { type AppLogger, createLogger, InMemoryMetrics } from './observability/index.js';
+import type { Metrics } from './ports/audit.js';
 import type { ComputeFencer } from './ports/compute-fencer.js';
 import type { ComputeProviders } from './ports/compute-providers.js';
 
 export interface FencerConfig {
   /** The API server and its credentials (from a kubeconfig, Secrets Manager, or an EKS token). */
   readonly endpoint: ApiEndpoint;
-  /** The AWS region the EC2 fencer serves. */
-  readonly region: string;
+  /** The AWS region the EC2 fencer serves; without it, no EC2 fencer (an Alibaba-only deployment). */
+  readonly region?: string;
   /** The AWS account that must own the instances; unchecked when absent. */
   readonly accountId?: string;
-  readonly log?: AuditLog;
+  /** AWS credentials already resolved (the CLI checks them before acting). @default the SDK's default chain */
+  readonly awsCredentials?: AwsCredentialsProvider;
+  /**
+   * Compute fencers of other clouds, built by the caller's own composition (the CLI, a Function Compute
+   * runtime), e.g. the Alibaba Cloud ECS fencer. They are not built here so that a bundle for one cloud
+   * (an AWS Lambda function) does not carry the other cloud's SDK.
+   */
+  readonly computeFencers?: readonly ComputeFencer[];
+  /** The use cases' log; the adapters log through it too (a failed Event write, a power-off request). */
+  readonly log?: AppLogger;
   readonly metrics?: Metrics;
+  /** Who writes the Kubernetes Events, e.g. the Lambda function's name. @default the host name */
+  readonly reportingInstance?: string;
 }
 
-/** Routes a providerID to the compute fencer that owns it. */
+/** The shape of an Alibaba providerID, for routing only (the ECS fencer parses it strictly). */
+const ALICLOUD_PROVIDER_ID = /^(?:alicloud:\/\/|[a-z]{2}-[a-z0-9-]+\.i-[0-9a-z]+$)/;
+
+/** Routes a providerID to the compute fencer that owns it. The node's name is never read. */
 export class ProviderRegistry implements ComputeProviders {
   constructor(private readonly byScheme: ReadonlyMap<string, ComputeFencer>) {}
 
   forProviderId(providerId: string): ComputeFencer | null {
     // A bare EC2 instance id is how some installers set providerID on AWS.
     if (/^i-[0-9a-f]+$/.test(providerId)) return this.byScheme.get('aws') ?? null;
+    // The Alibaba cloud controller writes `<region>.<instance-id>`, optionally `alicloud://`-prefixed.
+    if (ALICLOUD_PROVIDER_ID.test(providerId)) return this.byScheme.get('alicloud') ?? null;
     const scheme = /^([a-z0-9-]+):\/\//.exec(providerId)?.[1];
     return scheme ? (this.byScheme.get(scheme) ?? null) : null;
   }
 }
 
+/** The compute fencers the configuration asks for, by the scheme they serve. */
+function computeFencers(config: FencerConfig, logger: AppLogger): Map<string, ComputeFencer> {
+  const fencers = new Map<string, ComputeFencer>();
+  if (config.region !== undefined) {
+    const credentials = config.awsCredentials ? { credentials: config.awsCredentials } : {};
+    const client = createEc2Client(config.region, credentials);
+    fencers.set(
+      'aws',
+      new Ec2ComputeFencer({ region: config.region, accountId: config.accountId, client, logger }),
+    );
+  }
+  // Fencers are keyed by their provider name, which is also the providerID scheme they serve.
+  for (const fencer of config.computeFencers ?? []) fencers.set(fencer.provider, fencer);
+  return fencers;
+}
+
 /** Builds the use cases' dependencies from configuration. */
 export function composeDeps(config: FencerConfig): FencerDeps {
-  const ec2 = new Ec2ComputeFencer({ region: config.region, accountId: config.accountId });
+  const log = config.log ?? createLogger();
   return {
-    cluster: new KubeCluster(config.endpoint),
-    compute: new ProviderRegistry(new Map<string, ComputeFencer>([['aws', ec2]])),
+    cluster: new KubeCluster(config.endpoint, {
+      logger: log,
+      ...(config.reportingInstance ? { reportingInstance: config.reportingInstance } : {}),
+    }),
+    compute: new ProviderRegistry(computeFencers(config, log)),
     clock: { now: () => new Date() },
-    log: config.log ?? createLogger(),
+    log,
     metrics: config.metrics ?? new InMemoryMetrics(),
   };
 }

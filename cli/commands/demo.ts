@@ -1,39 +1,86 @@
-import type { Command } from 'commander';
-import { startLab } from '../../lab/lab.js';
-import { fencerCureStep, manualCureStep, replayIncident } from '../../lab/scenarios/replay.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Command, Option } from 'commander';
+import { timelineOutOption } from '../options.js';
+import { UsageError } from '../usage.js';
+
+/** The lab runs from a checkout: its Go modules, CSI driver and manifests are not in an installed package. */
+async function loadLab() {
+  // The lab's Kubernetes client needs Node.js 22 (npm run demo runs the project's own, pinned).
+  if (Number(process.versions.node.split('.')[0]) < 22) {
+    throw new UsageError(
+      `fencer demo needs Node.js 22 or newer (this is ${process.version}): run npm run demo`,
+    );
+  }
+  const { REPO_ROOT } = await import('../../lab/paths.js');
+  if (!existsSync(join(REPO_ROOT, 'lab', 'go', 'k8s', 'go.mod'))) {
+    throw new UsageError(
+      'fencer demo runs the local lab from a checkout of the repository: clone it, then npm ci && npm run demo',
+    );
+  }
+  const [{ startLab }, replay, { demoPicture }] = await Promise.all([
+    import('../../lab/lab.js'),
+    import('../../lab/scenarios/replay.js'),
+    import('../../lab/timeline-picture.js'),
+  ]);
+  return { startLab, demoPicture, ...replay };
+}
 
 /** `fencer demo`: replays the Multi-Attach incident in the local lab and prints its timeline. */
 export function registerDemo(program: Command): void {
   program
     .command('demo')
     .description(
-      'replay the Multi-Attach incident in the local lab (real control plane, EC2 emulator) and print the timeline',
+      'replay the Multi-Attach incident in the local lab (real control plane, EC2 or ECS emulator) and print the timeline',
     )
     .option('--quiet', 'print only the final timeline, not each line as it happens')
+    .addOption(
+      new Option('--provider <cloud>', 'the cloud of the lab: EC2 and EBS, or Alibaba ECS and cloud disks')
+        .choices(['aws', 'alibaba'])
+        .default('aws'),
+    )
     .option(
       '--manual',
       'cure by hand as in the article (stop the instance, taint the node) instead of with the fencer',
     )
-    .action(async (options: { quiet?: boolean; manual?: boolean }) => {
-      const out = (line: string) => process.stdout.write(`${line}\n`);
-      out(
-        'kube-fencer demo: starting the lab (etcd, kube-apiserver, kube-controller-manager, kube-scheduler,',
-      );
-      out('csi-attacher, a CSI controller, an EC2 emulator, 2 simulated kubelets)...');
-      const started = Date.now();
-      const lab = await startLab({ nodes: 2, onStep: (m) => out(`  lab: ${m}`) });
-      try {
-        out(`  lab: up in ${((Date.now() - started) / 1000).toFixed(1)} s; logs in ${lab.runDir}/logs\n`);
-        out('timeline (seconds since the replay began):');
-        const cure = options.manual ? manualCureStep : fencerCureStep;
-        const result = await replayIncident(lab, cure, options.quiet ? undefined : out);
-        if (options.quiet) out(result.timeline.render());
-        out('');
+    .addOption(timelineOutOption())
+    .action(
+      async (options: {
+        quiet?: boolean;
+        manual?: boolean;
+        timelineOut?: string;
+        provider: 'aws' | 'alibaba';
+      }) => {
+        const { startLab, demoPicture, fencerCureStep, manualCureStep, replayIncident } = await loadLab();
+        const out = (line: string) => process.stdout.write(`${line}\n`);
         out(
-          `The replacement pod was stuck on Multi-Attach until the cure; it ran ${result.recoverySeconds.toFixed(1)} s after the cure began.`,
+          'kube-fencer demo: starting the lab (etcd, kube-apiserver, kube-controller-manager, kube-scheduler,',
         );
-      } finally {
-        await lab.stop();
-      }
-    });
+        const cloud = options.provider === 'alibaba' ? 'an ECS emulator' : 'an EC2 emulator';
+        out(`csi-attacher, a CSI controller, ${cloud}, 2 simulated kubelets)...`);
+        const started = Date.now();
+        const lab = await startLab({
+          nodes: 2,
+          provider: options.provider,
+          onStep: (m) => out(`  lab: ${m}`),
+        });
+        try {
+          out(`  lab: up in ${((Date.now() - started) / 1000).toFixed(1)} s; logs in ${lab.runDir}/logs\n`);
+          out('timeline (seconds since the replay began):');
+          const cure = options.manual ? manualCureStep : fencerCureStep;
+          const result = await replayIncident(lab, cure, options.quiet ? undefined : out);
+          if (options.quiet) out(result.timeline.render());
+          out('');
+          const summary = `The replacement pod was stuck on Multi-Attach until the cure; it ran ${result.recoverySeconds.toFixed(1)} s after the cure began.`;
+          out(summary);
+          if (options.timelineOut) {
+            const { writeTimeline } = await import('../timeline/write.js');
+            writeTimeline(options.timelineOut, demoPicture(lab, result.timeline, 'node-a', summary));
+            out(`The incident's picture: ${options.timelineOut}`);
+          }
+        } finally {
+          await lab.stop();
+        }
+      },
+    );
 }

@@ -1,9 +1,7 @@
-import { type Command, Option } from 'commander';
-import { diagnose } from '../../lib/app/diagnose/diagnose.js';
-import { depsFromOptions } from '../context.js';
+import { Argument, type Command } from 'commander';
 import { EXIT_CODES_HELP, ExitCode } from '../exit-codes.js';
-import { addConnectionOptions, type ConnectionOptions } from '../options.js';
-import { renderDiagnosis } from '../render-diagnose.js';
+import type { ConnectionOptions } from '../options.js';
+import { printResult } from '../print.js';
 
 const HELP = `
 Follows pod → PersistentVolumeClaim → PersistentVolume → VolumeAttachment → node → instance,
@@ -24,33 +22,31 @@ Examples:
 
 ${EXIT_CODES_HELP}`;
 
-interface DiagnoseOptions extends ConnectionOptions {
-  readonly namespace: string;
-}
-
 export function registerDiagnose(program: Command): void {
-  const command = program
+  program
     .command('diagnose')
-    .addArgument(program.createArgument('<kind>', 'what to start from').choices(['pod', 'pvc', 'node']))
+    .addArgument(new Argument('<kind>', 'what to start from').choices(['pod', 'pvc', 'node']))
     .argument('<name>', 'its name')
     .description(
       'explain why a volume is stuck: the chain from pod to instance, the blocker, the next safe action',
-    );
-  addConnectionOptions(command)
-    .addOption(new Option('-n, --namespace <namespace>', 'namespace of the pod or PVC').default('default'))
+    )
     .addHelpText('after', HELP)
-    .action(async (kind: 'pod' | 'pvc' | 'node', name: string, options: DiagnoseOptions) => {
-      const deps = depsFromOptions(options);
-      const result = await diagnose(deps, { kind, name, namespace: options.namespace });
+    .action(async (kind: 'pod' | 'pvc' | 'node', name: string, _local: unknown, self: Command) => {
+      const options = self.optsWithGlobals<ConnectionOptions>();
+      const { connect } = await import('../access.js');
+      const { deps, namespace } = await connect(options, { use: { command: 'diagnose' }, cloud: true });
+      const [{ diagnose }, { renderDiagnosis }] = await Promise.all([
+        import('../../lib/app/diagnose/diagnose.js'),
+        import('../render-diagnose.js'),
+      ]);
+      const result = await diagnose(deps, { kind, name, namespace });
       if (!result) {
-        const where = kind === 'node' ? '' : ` in namespace ${options.namespace}`;
+        const where = kind === 'node' ? '' : ` in namespace ${namespace}`;
         process.stderr.write(`fencer: ${kind} ${name} not found${where}\n`);
         process.exitCode = ExitCode.Usage;
         return;
       }
-      process.stdout.write(
-        options.output === 'json' ? `${JSON.stringify(result, null, 2)}\n` : `${renderDiagnosis(result)}\n`,
-      );
+      await printResult(result, options.output, () => renderDiagnosis(result));
       process.exitCode = ExitCode.Ok;
     });
 }

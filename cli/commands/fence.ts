@@ -1,10 +1,8 @@
 import type { Command } from 'commander';
-import { runFence } from '../../lib/app/run-loop.js';
-import { parseFenceRequest } from '../../lib/config/fence-request.js';
-import { depsFromOptions, requireOption } from '../context.js';
 import { EXIT_CODES_HELP } from '../exit-codes.js';
-import { addConnectionOptions, addFenceOptions, type FenceOptions } from '../options.js';
-import { exitCodeFor, printReport, progressHandlers } from './report-output.js';
+import { addFenceOptions, type FenceOptions } from '../options.js';
+import { requireOption } from '../usage.js';
+import { exitCodeFor, printReport, progressHandlers, stopOnPermanentError } from './report-output.js';
 
 const HELP = `
 What it does, in order (each step re-checks everything before acting):
@@ -28,6 +26,7 @@ Examples:
   fencer fence ip-10-0-1-23.ec2.internal --cluster prod --region eu-west-1 --dry-run
   fencer fence ip-10-0-1-23.ec2.internal --cluster prod --region eu-west-1
   fencer fence node-a --cluster prod --output json > report.json
+  fencer fence node-a --cluster prod --timeout 5m --timeline-out incident.html
 
 ${EXIT_CODES_HELP}`;
 
@@ -36,10 +35,11 @@ export function registerFence(program: Command): void {
     .command('fence')
     .argument('<node>', 'name of the Kubernetes node to fence')
     .description('prove a dead node powered off through the cloud API, then release its volumes');
-  addFenceOptions(addConnectionOptions(command))
+  addFenceOptions(command)
     .addHelpText('after', HELP)
-    .action(async (node: string, options: FenceOptions) => {
-      const deps = depsFromOptions(options);
+    .action(async (node: string, _local: FenceOptions, self: Command) => {
+      const options = self.optsWithGlobals<FenceOptions>();
+      const { parseFenceRequest } = await import('../../lib/config/fence-request.js');
       const request = parseFenceRequest({
         node,
         cluster: requireOption(options.cluster, '--cluster', 'or set FENCER_CLUSTER'),
@@ -48,7 +48,7 @@ export function registerFence(program: Command): void {
         accelerate: options.accelerate,
         allowTerminate: options.allowTerminate,
         skipOsShutdown: options.skipOsShutdown,
-        forceDeleteTolerating: options.forceDeleteTolerating,
+        forceDeleteTolerating: options.forceDeleteToleratingPods,
         limits: {
           maxUnhealthyNodes: options.maxUnhealthy,
           maxUnhealthyFraction: options.maxUnhealthyFraction,
@@ -58,11 +58,34 @@ export function registerFence(program: Command): void {
           drainDeadlineSeconds: options.drainDeadline,
         },
       });
+      const { connect } = await import('../access.js');
+      const { deps } = await connect(options, {
+        use: {
+          command: 'fence',
+          // Force-deletion (after the taint, or of pods tolerating it) needs `delete pods`.
+          deletesPods: options.accelerate || options.forceDeleteToleratingPods,
+          strategy: options.strategy,
+        },
+        cloud: true,
+      });
+      const { runFence } = await import('../../lib/app/run-loop.js');
+      const progress = progressHandlers(options.output);
+      const picture = options.timelineOut
+        ? (await import('../timeline/write.js')).recordRun(deps, node, options.timelineOut, progress)
+        : undefined;
+      const stop = stopOnPermanentError(progress);
       const report = await runFence(deps, request, {
         timeoutSeconds: options.timeout,
-        ...progressHandlers(options.output),
+        ...progress,
+        ...(picture ? { onStep: picture.onStep } : {}),
+        onRetry: stop.onRetry,
+        signal: stop.signal,
       });
-      printReport(report, options.output);
+      await picture?.finish(report);
+      const permanent = stop.error();
+      // The run gave its claim back when it stopped (runFence), so the next run is not held up.
+      if (permanent) throw permanent;
+      await printReport(report, options.output);
       process.exitCode = exitCodeFor(report);
     });
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { clusterLimits } from '../../lib/app/limits.js';
-import { depsFromOptions } from '../context.js';
-import { addConnectionOptions, type ConnectionOptions, int } from '../options.js';
+import type { ConnectionOptions } from '../options.js';
+import { int } from '../options.js';
+import { printResult } from '../print.js';
 
 const HELP = `
 The in-flight limit is the cluster's, not a run's: it is kept on the fencer's claims Lease
@@ -17,25 +17,27 @@ interface LimitsOptions extends ConnectionOptions {
 }
 
 export function registerLimits(program: Command): void {
-  const command = program
+  program
     .command('limits')
-    .description("show or set the cluster's in-flight fencing limit, and list the fencings in flight");
-  addConnectionOptions(command)
+    .description("show or set the cluster's in-flight fencing limit, and list the fencings in flight")
     .option('--max-in-flight <n>', 'set the cluster-wide limit (1 to 1000)', int('--max-in-flight'))
     .addHelpText('after', HELP)
-    .action(async (options: LimitsOptions) => {
+    .action(async (_local: LimitsOptions, self: Command) => {
+      const options = self.optsWithGlobals<LimitsOptions>();
+      const { connect } = await import('../access.js');
       // The limit lives in Kubernetes; no provider is called.
-      const deps = depsFromOptions({ ...options, region: options.region ?? 'unused' });
+      const { deps } = await connect(options, {
+        use: { command: 'limits', set: options.maxInFlight !== undefined },
+        cloud: false,
+      });
+      const { clusterLimits } = await import('../../lib/app/limits.js');
       const limits = await clusterLimits(deps, options.maxInFlight);
-      if (options.output === 'json') {
-        process.stdout.write(`${JSON.stringify(limits, null, 2)}\n`);
-        return;
-      }
-      const lines = [
-        `in-flight limit: ${limits.maxInFlight}`,
-        `in flight now:   ${limits.claims.length === 0 ? 'none' : ''}`,
-        ...limits.claims.map((c) => `  ${c.node} (run ${c.runId}, renewed ${c.renewedAt})`),
-      ];
-      process.stdout.write(`${lines.join('\n')}\n`);
+      await printResult(limits, options.output, () =>
+        [
+          `in-flight limit: ${limits.maxInFlight}`,
+          `in flight now:   ${limits.claims.length === 0 ? 'none' : ''}`,
+          ...limits.claims.map((c) => `  ${c.node} (run ${c.runId}, renewed ${c.renewedAt})`),
+        ].join('\n'),
+      );
     });
 }

@@ -1,14 +1,16 @@
 import type { StepDecision } from '../../lib/app/outcome.js';
 import type { RunReport } from '../../lib/app/report.js';
 import { ExitCode } from '../exit-codes.js';
+import type { OutputFormat } from '../options.js';
+import { printResult } from '../print.js';
 import { renderReport, stepLine } from '../render.js';
 
-/** Text mode shows each step as it happens; JSON mode prints only the final report. */
-export function progressHandlers(output: 'text' | 'json'): {
+/** Text mode shows each step as it happens; JSON and YAML print only the final report. */
+export function progressHandlers(output: OutputFormat): {
   onStep?: (step: StepDecision) => void;
   onRetry?: (error: Error) => void;
 } {
-  if (output === 'json') return {};
+  if (output !== 'text') return {};
   const started = new Date().toISOString();
   return {
     onStep: (step) => process.stdout.write(`${stepLine(started, step)}\n`),
@@ -16,10 +18,35 @@ export function progressHandlers(output: 'text' | 'json'): {
   };
 }
 
-export function printReport(report: RunReport, output: 'text' | 'json'): void {
-  process.stdout.write(
-    output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : `\n${renderReport(report)}\n`,
-  );
+/**
+ * A provider error that trying again cannot cure (IAM denies the call, the credentials are rejected:
+ * the adapter marks it not retryable) ends the run at once and is reported as itself, in one line,
+ * instead of being retried until the deadline.
+ */
+export function stopOnPermanentError(progress: { onRetry?: (error: Error) => void }): {
+  readonly signal: AbortSignal;
+  readonly onRetry: (error: Error) => void;
+  /** The error that ended the run, if one did. */
+  readonly error: () => Error | undefined;
+} {
+  const controller = new AbortController();
+  let permanent: Error | undefined;
+  return {
+    signal: controller.signal,
+    onRetry: (error) => {
+      if (error.name === 'ProviderApiError' && (error as { retryable?: boolean }).retryable === false) {
+        permanent ??= error;
+        controller.abort(error);
+        return;
+      }
+      progress.onRetry?.(error);
+    },
+    error: () => permanent,
+  };
+}
+
+export function printReport(report: RunReport, output: OutputFormat): Promise<void> {
+  return printResult(report, output, () => `\n${renderReport(report)}`);
 }
 
 export function exitCodeFor(report: RunReport): number {

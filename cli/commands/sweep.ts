@@ -1,14 +1,11 @@
 import { type Command, Option } from 'commander';
 import type { FencerDeps } from '../../lib/app/deps.js';
-import { runFence } from '../../lib/app/run-loop.js';
-import { type FencingStarter, sweep } from '../../lib/app/sweep/index.js';
-import { parseFenceRequest } from '../../lib/config/fence-request.js';
-import { parseSweepRequest } from '../../lib/config/sweep-request.js';
+import type { FencingStarter } from '../../lib/app/sweep/index.js';
 import { SWEEP_CLASS_SENTENCES } from '../../lib/domain/sweep/classes.js';
-import { depsFromOptions, requireOption } from '../context.js';
 import { EXIT_CODES_HELP, ExitCode } from '../exit-codes.js';
-import { addConnectionOptions, type ConnectionOptions, int } from '../options.js';
-import { renderSweep } from '../render-sweep.js';
+import { type ConnectionOptions, duration, int } from '../options.js';
+import { printResult } from '../print.js';
+import { requireOption } from '../usage.js';
 
 const HELP = `
 Classes (each finding carries its objects, evidence, the EC2 cross-check and the next safe action):
@@ -46,6 +43,10 @@ interface SweepOptions extends ConnectionOptions {
 /** Fences in this process, one run at a time, through the same loop as `fencer fence`. */
 const inProcessStarter = (deps: FencerDeps, options: SweepOptions, cluster: string): FencingStarter => ({
   async start(node) {
+    const [{ parseFenceRequest }, { runFence }] = await Promise.all([
+      import('../../lib/config/fence-request.js'),
+      import('../../lib/app/run-loop.js'),
+    ]);
     const request = parseFenceRequest({
       node,
       cluster,
@@ -71,7 +72,7 @@ export function registerSweep(program: Command): void {
     .description(
       'find zombie VolumeAttachments, stuck detaches and topology blockers, cross-checked with EC2',
     );
-  addConnectionOptions(command)
+  command
     .option(
       '--remediate',
       'delete provably dead VolumeAttachments and fence long-NotReady nodes (default: report only)',
@@ -80,21 +81,21 @@ export function registerSweep(program: Command): void {
     .option('--dry-run', 'with --remediate: say what would be done, change nothing', false)
     .option('--fail-on-findings', 'exit 5 when there is any finding', false)
     .option(
-      '--not-ready-threshold <seconds>',
+      '--not-ready-threshold <duration>',
       'NotReady this long with volumes attached: fence',
-      int('--not-ready-threshold'),
+      duration('--not-ready-threshold'),
       180,
     )
     .option(
-      '--stuck-deleting-threshold <seconds>',
+      '--stuck-deleting-threshold <duration>',
       'deleting this long: stuck',
-      int('--stuck-deleting-threshold'),
+      duration('--stuck-deleting-threshold'),
       600,
     )
     .option(
-      '--attach-error-threshold <seconds>',
+      '--attach-error-threshold <duration>',
       'failing to attach this long: stuck',
-      int('--attach-error-threshold'),
+      duration('--attach-error-threshold'),
       300,
     )
     .option('--max-provider-calls <n>', 'EC2 calls one sweep may make', int('--max-provider-calls'), 50)
@@ -105,20 +106,21 @@ export function registerSweep(program: Command): void {
       3,
     )
     .option(
-      '--lease-grace <seconds>',
+      '--lease-grace <duration>',
       'for fencing: a Lease this fresh means alive',
-      int('--lease-grace'),
+      duration('--lease-grace'),
       40,
     )
     .addOption(
-      new Option('--fence-timeout <seconds>', 'give up on one fence run after')
-        .argParser(int('--fence-timeout'))
+      new Option('--fence-timeout <duration>', 'give up on one fence run after')
+        .argParser(duration('--fence-timeout'))
         .default(900),
     )
     .addHelpText('after', HELP)
-    .action(async (options: SweepOptions) => {
-      const deps = depsFromOptions(options);
+    .action(async (_local: SweepOptions, self: Command) => {
+      const options = self.optsWithGlobals<SweepOptions>();
       const cluster = requireOption(options.cluster, '--cluster', 'or set FENCER_CLUSTER');
+      const { parseSweepRequest } = await import('../../lib/config/sweep-request.js');
       const request = parseSweepRequest({
         cluster,
         remediate: options.remediate,
@@ -131,10 +133,17 @@ export function registerSweep(program: Command): void {
         limits: { maxUnhealthyNodes: options.maxUnhealthy },
         maxProviderCalls: options.maxProviderCalls,
       });
+      const { connect } = await import('../access.js');
+      const { deps } = await connect(options, {
+        use: { command: 'sweep', remediate: options.remediate },
+        cloud: true,
+      });
+      const [{ sweep }, { renderSweep }] = await Promise.all([
+        import('../../lib/app/sweep/index.js'),
+        import('../render-sweep.js'),
+      ]);
       const report = await sweep(deps, request, inProcessStarter(deps, options, cluster));
-      process.stdout.write(
-        options.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : `${renderSweep(report)}\n`,
-      );
+      await printResult(report, options.output, () => renderSweep(report));
       if (report.remediations.failed > 0) process.exitCode = ExitCode.Failed;
       else if (options.failOnFindings && report.findings.length > 0) process.exitCode = ExitCode.Findings;
       else process.exitCode = ExitCode.Ok;

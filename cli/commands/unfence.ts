@@ -1,10 +1,8 @@
 import type { Command } from 'commander';
-import { runUnfence } from '../../lib/app/run-loop.js';
-import { parseUnfenceRequest } from '../../lib/config/fence-request.js';
-import { depsFromOptions, requireOption } from '../context.js';
 import { EXIT_CODES_HELP } from '../exit-codes.js';
-import { addConnectionOptions, type ConnectionOptions } from '../options.js';
-import { exitCodeFor, printReport, progressHandlers } from './report-output.js';
+import { type ConnectionOptions, duration } from '../options.js';
+import { requireOption } from '../usage.js';
+import { exitCodeFor, printReport, progressHandlers, stopOnPermanentError } from './report-output.js';
 
 const HELP = `
 Removes the out-of-service taint, but only a taint this fencer added (recorded in the
@@ -29,28 +27,38 @@ export function registerUnfence(program: Command): void {
     .command('unfence')
     .argument('<node>', 'name of the node to un-fence')
     .description("remove the fencer's own out-of-service taint once the node is back after a power cycle");
-  addConnectionOptions(command)
+  command
     .option('--dry-run', 'report what would happen; change nothing', false)
     .option(
-      '--wait <seconds>',
-      'how long to wait for the node to come back before refusing',
-      (v) => Number(v),
+      '--wait <duration>',
+      'how long to wait for the node to come back before refusing, e.g. 10m',
+      duration('--wait'),
       600,
     )
     .addHelpText('after', HELP)
-    .action(async (node: string, options: UnfenceOptions) => {
-      const deps = depsFromOptions(options);
+    .action(async (node: string, _local: UnfenceOptions, self: Command) => {
+      const options = self.optsWithGlobals<UnfenceOptions>();
+      const { parseUnfenceRequest } = await import('../../lib/config/fence-request.js');
       const request = parseUnfenceRequest({
         node,
         cluster: requireOption(options.cluster, '--cluster', 'or set FENCER_CLUSTER'),
         dryRun: options.dryRun,
         waitSeconds: options.wait,
       });
+      const { connect } = await import('../access.js');
+      const { deps } = await connect(options, { use: { command: 'unfence' }, cloud: true });
+      const { runUnfence } = await import('../../lib/app/run-loop.js');
+      const progress = progressHandlers(options.output);
+      const stop = stopOnPermanentError(progress);
       const report = await runUnfence(deps, request, {
         timeoutSeconds: options.wait + 60,
-        ...progressHandlers(options.output),
+        ...progress,
+        onRetry: stop.onRetry,
+        signal: stop.signal,
       });
-      printReport(report, options.output);
+      const permanent = stop.error();
+      if (permanent) throw permanent;
+      await printReport(report, options.output);
       process.exitCode = exitCodeFor(report);
     });
 }

@@ -8,14 +8,19 @@ import { dirname } from 'node:path';
 import type { Connection } from '../../lib/adapters/kubernetes/access/connection.js';
 import { kubeconfigEndpoint } from '../../lib/adapters/kubernetes/access/endpoints.js';
 import { ClusterAccess, parseLambdaSettings } from '../../lib/config/lambda-settings.js';
-import { createCloudWatchMetrics, createLogger } from '../../lib/observability/index.js';
+import { createTelemetry } from '../../lib/observability/index.js';
 
 /** A connection is renewed this long before it expires. */
 const RENEW_BEFORE_MS = 2 * 60_000;
 
 export const settings = parseLambdaSettings(process.env);
-export const log = createLogger({ level: process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO' });
-export const metrics = createCloudWatchMetrics();
+/** Logs and metrics of this function: the cluster in every line and every metric's dimensions. */
+export const telemetry = createTelemetry({
+  cluster: settings.cluster,
+  level: process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO',
+});
+export const log = telemetry.log;
+export const metrics = telemetry.counters;
 
 let eks: (() => Promise<Connection>) | undefined;
 
@@ -34,15 +39,31 @@ async function connect(): Promise<Connection> {
         import('@aws-sdk/client-secrets-manager'),
         import('../../lib/adapters/kubernetes/access/kubeconfig-secret.js'),
       ]);
-      const client = new SecretsManagerClient({ region, maxAttempts: 5 });
+      const client = new SecretsManagerClient({
+        region,
+        maxAttempts: 3,
+        requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 },
+      });
       return kubeconfigSecretConnector({ secretArn: access.secretArn, client })();
     }
     case ClusterAccess.Eks: {
-      const [{ defaultProvider }, { eksConnector }] = await Promise.all([
-        import('@aws-sdk/credential-provider-node'),
-        import('../../lib/adapters/kubernetes/access/eks-cluster.js'),
-      ]);
-      eks ??= eksConnector({ clusterName: access.eksClusterName, region, credentials: defaultProvider() });
+      const [{ defaultProvider }, { eksConnector }, { createEksClient, describeEksCluster }] =
+        await Promise.all([
+          import('@aws-sdk/credential-provider-node'),
+          import('../../lib/adapters/kubernetes/access/eks-cluster.js'),
+          import('../../lib/adapters/aws-eks/index.js'),
+        ]);
+      if (!eks) {
+        const credentials = defaultProvider();
+        const client = createEksClient(region, { credentials });
+        const clusterName = access.eksClusterName;
+        eks = eksConnector({
+          clusterName,
+          region,
+          credentials,
+          describe: () => describeEksCluster(client, clusterName),
+        });
+      }
       return eks();
     }
   }

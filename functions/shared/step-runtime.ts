@@ -4,5 +4,14 @@ import { log, metrics, perConnection, settings } from './connection.js';
 
 /** The use cases' dependencies, with a live cluster connection. */
 export const fencerDeps = perConnection(({ endpoint }) =>
-  composeDeps({ endpoint, region: settings.region, accountId: settings.accountId, log, metrics }),
+  composeDeps({
+    endpoint,
+    region: settings.region,
+    accountId: settings.accountId,
+    log,
+    metrics,
+    ...(process.env.AWS_LAMBDA_FUNCTION_NAME
+      ? { reportingInstance: process.env.AWS_LAMBDA_FUNCTION_NAME }
+      : {}),
+  }),
 );

@@ -4,8 +4,9 @@
  * which keeps these bundles and their cold starts small.
  */
 import { SFNClient } from '@aws-sdk/client-sfn';
-import { SfnWorkflow } from '../../lib/adapters/aws-sfn/index.js';
+import { SFN_CLIENT_DEFAULTS, SfnWorkflow } from '../../lib/adapters/aws-sfn/index.js';
 import { KubeCluster } from '../../lib/adapters/kubernetes/index.js';
+import { NodeIndex } from '../../lib/app/node-index.js';
 import type { TriggerDeps, TriggerSettings } from '../../lib/app/triggers.js';
 import { log, metrics, perConnection, settings } from './connection.js';
 import { providerIdReaders } from './provider-ids.js';
@@ -16,23 +17,27 @@ export { settings };
 export const triggerSettings: TriggerSettings = {
   cluster: settings.cluster,
   requestDefaults: settings.requestDefaults,
+  maxRunsPerEvent: settings.maxRunsPerEvent,
 };
 
 if (!settings.stateMachineArn)
   throw new Error('FENCER_STATE_MACHINE_ARN is not set: a trigger cannot start runs');
 const workflow = new SfnWorkflow({
   stateMachineArn: settings.stateMachineArn,
-  client: new SFNClient({ region: settings.region, maxAttempts: 5 }),
+  client: new SFNClient({ ...SFN_CLIENT_DEFAULTS, region: settings.region }),
 });
+/** Kept for the life of the container (see lib/app/node-index.ts). */
+const nodeIndex = new NodeIndex();
 
 /** The triggers' dependencies, with a live cluster connection. */
 export const triggerDeps = perConnection(
   ({ endpoint }): TriggerDeps => ({
-    cluster: new KubeCluster(endpoint),
+    cluster: new KubeCluster(endpoint, { logger: log }),
     compute: providerIdReaders,
     workflow,
     clock: { now: () => new Date() },
     log,
     metrics,
+    nodeIndex,
   }),
 );

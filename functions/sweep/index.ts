@@ -1,11 +1,11 @@
 /** The scheduled sweep: zombie VolumeAttachments and topology blockers, report-only unless enabled. */
-import middy from '@middy/core';
 import type { FencingStarter, SweepReport } from '../../lib/app/sweep/index.js';
 import { sweep } from '../../lib/app/sweep/index.js';
 import { parseOrThrow } from '../../lib/config/parse.js';
 import { scheduledEventSchema } from '../../lib/config/scheduled-event.js';
 import { parseSweepSettings } from '../../lib/config/sweep-settings.js';
-import { settings } from '../shared/connection.js';
+import { settings, telemetry } from '../shared/connection.js';
+import { fencerHandler } from '../shared/handler.js';
 import { fencerDeps } from '../shared/step-runtime.js';
 import { stepFunctionsStarter } from './starter.js';
 
@@ -17,9 +17,14 @@ if (request.remediate && !settings.stateMachineArn) {
 }
 
 /** Returns the report without the findings' details (they are in the logs): Lambda responses are bounded. */
-export const handler = middy(
-  async (event: unknown): Promise<Omit<SweepReport, 'findings'> & { findingIds: string[] }> => {
-    const { id } = parseOrThrow(scheduledEventSchema, event, 'scheduled event');
+export const handler = fencerHandler(
+  telemetry,
+  {
+    parse: (event) => parseOrThrow(scheduledEventSchema, event, 'scheduled event'),
+    heartbeat: 'Sweeps',
+    keys: ({ id }) => ({ eventId: id }),
+  },
+  async ({ id }): Promise<Omit<SweepReport, 'findings'> & { findingIds: string[] }> => {
     const starter: FencingStarter | undefined = request.remediate
       ? await stepFunctionsStarter(id)
       : undefined;

@@ -27,9 +27,14 @@ export async function stepFunctionsStarter(eventId: string): Promise<FencingStar
         detail: `sweep: ${detail}`,
       };
       const outcome = await startForNode(deps, request, node, origin);
-      return outcome.result === 'rejected'
-        ? { status: 'refused', reason: outcome.reason, detail: outcome.detail }
-        : { status: 'done', detail: `fencing run ${outcome.runName}: ${outcome.result}` };
+      switch (outcome.result) {
+        case 'rejected':
+          return { status: 'refused', reason: outcome.reason, detail: outcome.detail };
+        case 'failed':
+          return { status: 'failed', reason: 'RunStartFailed', detail: outcome.error };
+        default:
+          return { status: 'done', detail: `fencing run ${outcome.runName}: ${outcome.result}` };
+      }
     },
   };
 }

@@ -1,8 +1,9 @@
 /**
- * Everything that fences one cluster: the four functions, the workflow, the EventBridge rules and the
- * schedule, least-privilege IAM, and (EKS) the access entries mapping the roles to Kubernetes groups.
+ * Everything that fences one cluster: the functions, the workflow, the EventBridge rules and the
+ * schedules, least-privilege IAM, the VPC placement, and (EKS) the access entries mapping the roles
+ * to Kubernetes groups.
  */
-import { CfnOutput, Duration, Stack } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as eks from 'aws-cdk-lib/aws-eks';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -14,11 +15,13 @@ import { Construct, type IConstruct } from 'constructs';
 import { ClusterAccess, ENV } from '../../lib/config/lambda-settings.js';
 import { SWEEP_ENV } from '../../lib/config/sweep-settings.js';
 import type { ClusterConfig } from '../config.js';
-import { FENCER_GROUP, rbacManifests, TRIGGER_GROUP } from '../rbac.js';
+import { FENCER_GROUP, rbacManifests, SWEEP_GROUP, TRIGGER_GROUP } from '../rbac.js';
 import { triggerRules } from './event-rules.js';
 import { FencerFunction, type FencerFunctionProps } from './fencer-function.js';
 import { FencingWorkflow } from './fencing-workflow.js';
 import { grantClusterAccess, grantObserveInstances, grantPowerOff, grantStartRuns } from './grants.js';
+import { ClusterPlacement } from './placement.js';
+import { StatusCheckAlarms } from './status-check-alarms.js';
 
 export interface ClusterFencerProps {
   readonly cluster: ClusterConfig;
@@ -26,30 +29,42 @@ export interface ClusterFencerProps {
   readonly topic: sns.ITopic;
   /** Where EventBridge puts events it could not deliver to a function. */
   readonly deadLetterQueue: sqs.IQueue;
+  /** Where Lambda puts asynchronous invocations that failed after its retries. */
+  readonly failedInvocations: sqs.IQueue;
 }
 
 /** The step function's timeout; the Task state allows 30 s more. */
 export const STEP_TIMEOUT = Duration.seconds(60);
-export const TRIGGER_TIMEOUT = Duration.seconds(60);
+/**
+ * A trigger's timeout: room for describing the EKS cluster and starting a run, each with all its
+ * retries (test/infra/timeouts.test.ts); an event cut short is delivered again and finds its runs.
+ */
+export const TRIGGER_TIMEOUT = Duration.seconds(90);
 /** A full sweep of 20,000 VolumeAttachments takes seconds; two minutes leaves room for slow APIs. */
 export const SWEEP_TIMEOUT = Duration.minutes(2);
 
 /** The fencer of one cluster. */
 export class ClusterFencer extends Construct {
+  /** The cluster's name, as in its configuration. */
+  readonly cluster: string;
   readonly step: FencerFunction;
   readonly router: FencerFunction;
   readonly healthCheck: FencerFunction;
   readonly manual: FencerFunction;
   readonly sweep: FencerFunction;
+  /** The status-check alarms' keeper, when the cluster asks for them. */
+  readonly statusCheckAlarms: StatusCheckAlarms | undefined;
   /** Whether the sweep remediates, and so may start fencing runs. */
   readonly sweepStartsRuns: boolean;
   readonly workflow: FencingWorkflow;
+  readonly placement: ClusterPlacement | undefined;
   /** The aws-eks kubectl provider (a nested stack) that applies the RBAC, when kubectl access was given. */
   kubectlProvider: IConstruct | undefined;
 
   constructor(scope: Construct, id: string, props: ClusterFencerProps) {
     super(scope, id);
     const { cluster, key } = props;
+    this.cluster = cluster.name;
     const stack = Stack.of(this);
     const eksName = cluster.eks ? (cluster.eks.clusterName ?? cluster.name) : undefined;
     const accessEnv: Record<string, string> = eksName
@@ -59,68 +74,78 @@ export class ClusterFencer extends Construct {
           [ENV.kubeconfigSecretArn]: cluster.kubeconfigSecretArn ?? '',
         };
     const common = { [ENV.cluster]: cluster.name, [ENV.accountId]: stack.account, ...accessEnv };
+    this.placement = cluster.vpc ? new ClusterPlacement(this, 'Placement', cluster.vpc) : undefined;
+    const reserve = (n: number) => (cluster.reserveConcurrency ? { reservedConcurrency: n } : {});
     const make = (
       handler: FencerFunctionProps['handler'],
       description: string,
       timeout: Duration,
-      env = {},
-    ) =>
-      new FencerFunction(this, handler, {
+      more: Partial<FencerFunctionProps> & { env?: Record<string, string> } = {},
+    ) => {
+      const { env, ...rest } = more;
+      return new FencerFunction(this, handler, {
         handler,
-        description,
+        description: `kube-fencer ${cluster.name}: ${description}`,
         timeout,
         key,
         environment: { ...common, ...env },
+        ...(this.placement ? { placement: this.placement } : {}),
+        ...rest,
       });
+    };
 
-    this.step = make(
-      'step',
-      `kube-fencer ${cluster.name}: one reconcile step of a fencing run`,
-      STEP_TIMEOUT,
-    );
+    this.step = make('step', 'one reconcile step of a fencing run', STEP_TIMEOUT);
     this.workflow = new FencingWorkflow(this, 'Workflow', {
       cluster: cluster.name,
       step: this.step.function,
       stepTimeout: STEP_TIMEOUT,
       topic: props.topic,
       key,
+      // Under /aws/vendedlogs/: CloudWatch Logs' resource policy for Step Functions stays small.
       logGroup: new logs.LogGroup(this, 'WorkflowLogs', {
+        logGroupName: `/aws/vendedlogs/states/${stack.stackName}-${cluster.name}`,
         retention: logs.RetentionDays.THREE_MONTHS,
         encryptionKey: key,
+        removalPolicy: RemovalPolicy.RETAIN,
       }),
       maxSteps: cluster.maxSteps,
       timeout: Duration.minutes(cluster.timeoutMinutes),
     });
-    const triggerEnv = {
+    const env = {
       [ENV.stateMachineArn]: this.workflow.stateMachine.stateMachineArn,
       [ENV.requestDefaults]: JSON.stringify(cluster.requestDefaults),
       [ENV.notReadyThresholdSeconds]: String(cluster.healthCheck.notReadyThresholdSeconds),
+      [ENV.maxRunsPerEvent]: String(cluster.router.maxRunsPerEvent),
     };
-    this.router = make(
-      'event-router',
-      `kube-fencer ${cluster.name}: AWS events to fencing runs`,
-      TRIGGER_TIMEOUT,
-      triggerEnv,
-    );
-    this.healthCheck = make(
-      'health-check',
-      `kube-fencer ${cluster.name}: fence nodes NotReady too long`,
-      TRIGGER_TIMEOUT,
-      triggerEnv,
-    );
-    this.manual = make(
-      'manual',
-      `kube-fencer ${cluster.name}: manual fence request`,
-      TRIGGER_TIMEOUT,
-      triggerEnv,
-    );
-
-    this.sweep = make(
-      'sweep',
-      `kube-fencer ${cluster.name}: sweep zombie VolumeAttachments and topology blockers`,
-      SWEEP_TIMEOUT,
-      { ...triggerEnv, [SWEEP_ENV.remediate]: String(cluster.sweep.remediate) },
-    );
+    const onFailure = props.failedInvocations;
+    this.router = make('event-router', 'AWS events to fencing runs', TRIGGER_TIMEOUT, {
+      env,
+      onFailure,
+      ...reserve(cluster.router.concurrency),
+    });
+    // Scheduled: one at a time is all a schedule needs, and an overlap would only repeat the work.
+    this.healthCheck = make('health-check', 'fence nodes NotReady too long', TRIGGER_TIMEOUT, {
+      env,
+      onFailure,
+      ...reserve(1),
+    });
+    this.manual = make('manual', 'manual fence request', TRIGGER_TIMEOUT, { env, onFailure });
+    this.sweep = make('sweep', 'sweep zombie VolumeAttachments and topology blockers', SWEEP_TIMEOUT, {
+      env: { ...env, [SWEEP_ENV.remediate]: String(cluster.sweep.remediate) },
+      onFailure,
+      ...reserve(1),
+    });
+    this.statusCheckAlarms = cluster.statusCheckAlarms
+      ? new StatusCheckAlarms(this, 'StatusCheckAlarms', {
+          cluster: cluster.name,
+          settings: cluster.statusCheckAlarms,
+          deadLetterQueue: props.deadLetterQueue,
+          function: make('alarm-sync', 'keep a status-check alarm per node', TRIGGER_TIMEOUT, {
+            onFailure,
+            ...reserve(1),
+          }),
+        })
+      : undefined;
 
     const triggers = [this.router, this.healthCheck, this.manual];
     grantPowerOff(this.step.role, cluster);
@@ -129,9 +154,7 @@ export class ClusterFencer extends Construct {
     grantObserveInstances(this.sweep.role);
     this.sweepStartsRuns = cluster.sweep.remediate;
     if (cluster.sweep.remediate) grantStartRuns(this.sweep.role, this.workflow.stateMachine);
-    for (const fn of [this.step, ...triggers, this.sweep]) {
-      grantClusterAccess(fn, eksName, cluster.kubeconfigSecretArn);
-    }
+    for (const fn of this.functions) grantClusterAccess(fn, cluster, eksName);
     if (eksName) this.mapToKubernetes(eksName, cluster);
 
     triggerRules(this, {
@@ -153,7 +176,19 @@ export class ClusterFencer extends Construct {
     output('ManualFunctionName', this.manual.function.functionName, `manual fence invoke of ${cluster.name}`);
   }
 
-  /** Access entries (the step's role → `kube-fencer`, the triggers' → `kube-fencer-trigger`), and the RBAC. */
+  /** Every function of this cluster. */
+  get functions(): FencerFunction[] {
+    return [
+      this.step,
+      this.router,
+      this.healthCheck,
+      this.manual,
+      this.sweep,
+      ...(this.statusCheckAlarms ? [this.statusCheckAlarms.function] : []),
+    ];
+  }
+
+  /** Access entries (the roles → the Kubernetes groups of deploy/rbac.yaml), and the RBAC itself. */
   private mapToKubernetes(eksName: string, cluster: ClusterConfig): void {
     const entry = (id: string, role: iam.IRole, group: string) =>
       new eks.CfnAccessEntry(this, id, {
@@ -166,8 +201,10 @@ export class ClusterFencer extends Construct {
     entry('RouterAccess', this.router.role, TRIGGER_GROUP);
     entry('HealthCheckAccess', this.healthCheck.role, TRIGGER_GROUP);
     entry('ManualAccess', this.manual.role, TRIGGER_GROUP);
-    // Remediation deletes zombie VolumeAttachments (safety.md rule 5): it needs the fencer's rights.
-    entry('SweepAccess', this.sweep.role, cluster.sweep.remediate ? FENCER_GROUP : TRIGGER_GROUP);
+    // Report-only, the sweep reads what it classifies; remediation deletes zombie VolumeAttachments
+    // (safety.md rule 5) and needs the fencer's rights.
+    entry('SweepAccess', this.sweep.role, cluster.sweep.remediate ? FENCER_GROUP : SWEEP_GROUP);
+    if (this.statusCheckAlarms) entry('AlarmSyncAccess', this.statusCheckAlarms.function.role, TRIGGER_GROUP);
     const { kubectlRoleArn, kubectlLayerArn } = cluster.eks ?? {};
     if (!kubectlRoleArn || !kubectlLayerArn) return;
     const imported = eks.Cluster.fromClusterAttributes(this, 'Eks', {

@@ -6,14 +6,17 @@
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AssetHashType, type Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { AssetHashType, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../lib/observability/index.js';
-import { BUNDLE_FILE, type FunctionName } from '../bundling.js';
+import { BUNDLE_FILE, type FunctionName, NODE_OPTIONS } from '../bundling.js';
+import { FailureQueueDestination } from './failure-queue.js';
 
 /** The repository root: entries and the lock file are found from here. */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -56,7 +59,28 @@ export interface FencerFunctionProps {
   readonly memorySize?: number;
   /** @default logs.RetentionDays.THREE_MONTHS */
   readonly logRetention?: logs.RetentionDays;
+  /** Where the function runs in a VPC (a private API server endpoint). @default not in a VPC */
+  readonly placement?: FunctionPlacement;
+  /** Executions at once, reserved. @default unreserved */
+  readonly reservedConcurrency?: number;
+  /**
+   * For a function invoked asynchronously (EventBridge, a schedule, `--invocation-type Event`): where an
+   * invocation goes once Lambda's retries are spent, so that no trigger is lost. @default none
+   */
+  readonly onFailure?: sqs.IQueue;
 }
+
+/** A function's place in a VPC. */
+export interface FunctionPlacement {
+  readonly vpc: ec2.IVpc;
+  readonly subnets: readonly ec2.ISubnet[];
+  readonly securityGroups: readonly ec2.ISecurityGroup[];
+}
+
+/** Lambda's own retries of an asynchronous invocation before it goes to the failure destination. */
+export const ASYNC_RETRY_ATTEMPTS = 2;
+/** How long Lambda keeps trying an asynchronous invocation (throttled by reserved concurrency, say). */
+export const ASYNC_MAX_EVENT_AGE = Duration.hours(6);
 
 /** A fencer Lambda function with the project's defaults. */
 export class FencerFunction extends Construct {
@@ -91,8 +115,66 @@ export class FencerFunction extends Construct {
       environment: {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        NODE_OPTIONS,
         ...props.environment,
       },
+      ...(props.reservedConcurrency ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
+      ...(props.placement
+        ? {
+            vpc: props.placement.vpc,
+            vpcSubnets: { subnets: [...props.placement.subnets] },
+            securityGroups: [...props.placement.securityGroups],
+          }
+        : {}),
     });
+    if (props.placement) this.grantNetworkInterfaces(props.placement);
+    if (props.onFailure) {
+      this.function.configureAsyncInvoke({
+        onFailure: new FailureQueueDestination(props.onFailure),
+        retryAttempts: ASYNC_RETRY_ATTEMPTS,
+        maxEventAge: ASYNC_MAX_EVENT_AGE,
+      });
+    }
+  }
+
+  /**
+   * What Lambda does with the function's role to place it in the VPC (create, describe and delete its
+   * network interfaces), instead of the managed AWSLambdaVPCAccessExecutionRole: the creation only in
+   * the configured subnets and security groups.
+   */
+  private grantNetworkInterfaces(placement: FunctionPlacement): void {
+    const stack = Stack.of(this);
+    const arn = (resource: string, name: string) =>
+      stack.formatArn({ service: 'ec2', resource, resourceName: name });
+    const interfaces = arn('network-interface', '*');
+    this.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'CreateInterfacesInPlacement',
+        actions: ['ec2:CreateNetworkInterface'],
+        resources: [
+          interfaces,
+          ...placement.subnets.map((s) => arn('subnet', s.subnetId)),
+          ...placement.securityGroups.map((g) => arn('security-group', g.securityGroupId)),
+        ],
+      }),
+    );
+    this.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'ManageOwnInterfaces',
+        actions: [
+          'ec2:DeleteNetworkInterface',
+          'ec2:AssignPrivateIpAddresses',
+          'ec2:UnassignPrivateIpAddresses',
+        ],
+        resources: [interfaces],
+      }),
+    );
+    this.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'DescribeInterfaces',
+        actions: ['ec2:DescribeNetworkInterfaces', 'ec2:DescribeSubnets'],
+        resources: ['*'],
+      }),
+    );
   }
 }

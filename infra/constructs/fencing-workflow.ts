@@ -2,9 +2,11 @@
  * The fencing workflow: a Standard state machine running the reconcile loop
  * Step → CountStep → Done? → (StepsLeft? → NeedsWait? → Wait →) Step, with waits between steps (the
  * Lambda never sleeps), bounded steps, an overall timeout, retries and catches keyed on the named
- * errors, and every ending published to SNS.
+ * errors, and every ending published to SNS with a subject and the execution's console link. A fenced
+ * run ends in `Fenced` and a refused one in `Refused` (both Succeed: a refusal is a correct answer); only
+ * a failure fails the execution.
  */
-import { Duration } from 'aws-cdk-lib';
+import { Aws, CfnMapping, Duration } from 'aws-cdk-lib';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
@@ -39,9 +41,28 @@ export interface FencingWorkflowProps {
   readonly timeout?: Duration;
 }
 
-const outcomeMessage = (outcome: string) =>
+/**
+ * The console page of the current execution. The host is the partition's console (from a mapping, so
+ * the stack stays environment-agnostic); `region=` opens the right region.
+ */
+const consoleUrl = (host: string, region: string) =>
+  sfn.JsonPath.format(
+    `https://${host}/states/home?region=${region}#/v2/executions/details/{}`,
+    sfn.JsonPath.executionId,
+  );
+
+/**
+ * The subject of a failure's message. The step did not return, so the execution's name (at most 80
+ * characters) names the run; SNS subjects must stay under 100 characters.
+ */
+const FAILURE_SUBJECT = sfn.JsonPath.format('kube-fencer failed {}', sfn.JsonPath.executionName);
+
+const outcomeMessage = (outcome: string, link: string, subject: string) =>
   sfn.TaskInput.fromObject({
+    subject,
     runId: sfn.JsonPath.stringAt('$.run.id'),
+    executionArn: sfn.JsonPath.executionId,
+    consoleUrl: link,
     cluster: sfn.JsonPath.stringAt('$.request.cluster'),
     node: sfn.JsonPath.stringAt('$.request.node'),
     outcome,
@@ -54,6 +75,13 @@ const outcomeMessage = (outcome: string) =>
         }),
   });
 
+/** Console hosts by partition. */
+const CONSOLE_HOSTS = {
+  aws: { host: 'console.aws.amazon.com' },
+  'aws-cn': { host: 'console.amazonaws.cn' },
+  'aws-us-gov': { host: 'console.amazonaws-us-gov.com' },
+};
+
 /** The state machine and its definition. */
 export class FencingWorkflow extends Construct {
   readonly stateMachine: sfn.StateMachine;
@@ -62,11 +90,16 @@ export class FencingWorkflow extends Construct {
   constructor(scope: Construct, id: string, props: FencingWorkflowProps) {
     super(scope, id);
     this.maxSteps = props.maxSteps ?? 360;
-    const publish = (name: string, outcome: string | undefined) =>
-      new tasks.SnsPublish(this, name, {
+    const hosts = new CfnMapping(this, 'ConsoleHosts', { mapping: CONSOLE_HOSTS });
+    const link = consoleUrl(hosts.findInMap(Aws.PARTITION, 'host'), Aws.REGION);
+    const publish = (name: string, outcome: string | undefined) => {
+      const subject =
+        outcome === 'failed' ? FAILURE_SUBJECT : sfn.JsonPath.stringAt('$.notification.subject');
+      return new tasks.SnsPublish(this, name, {
         stateName: name,
         topic: props.topic,
-        message: outcomeMessage(outcome ?? sfn.JsonPath.stringAt('$.decision.outcome')),
+        subject,
+        message: outcomeMessage(outcome ?? sfn.JsonPath.stringAt('$.decision.outcome'), link, subject),
         messageAttributes: {
           outcome: { value: outcome ?? sfn.JsonPath.stringAt('$.decision.outcome') },
           cluster: { value: props.cluster },
@@ -78,6 +111,7 @@ export class FencingWorkflow extends Construct {
         maxAttempts: 3,
         backoffRate: 2,
       });
+    };
 
     // Endings.
     const stepFailed = new sfn.Fail(this, S.StepFailed, {
@@ -97,13 +131,22 @@ export class FencingWorkflow extends Construct {
         ),
         new sfn.Succeed(this, S.Fenced, { stateName: S.Fenced }),
       )
+      // A refusal is a correct result (a safety rule said no), not a failure: the run succeeds, with
+      // the reason as its output, and only the Refusals alarm hears of it.
       .when(
         sfn.Condition.stringEquals('$.decision.outcome', 'refused'),
-        new sfn.Fail(this, S.Refused, {
-          stateName: S.Refused,
-          error: ErrorName.Refused,
-          causePath: '$.decision.message',
-        }),
+        new sfn.Pass(this, S.RefusalReport, {
+          stateName: S.RefusalReport,
+          parameters: {
+            outcome: 'refused',
+            'reason.$': '$.decision.reason',
+            'message.$': '$.decision.message',
+            'phase.$': '$.decision.phase',
+            'node.$': '$.request.node',
+            'cluster.$': '$.request.cluster',
+            'runId.$': '$.run.id',
+          },
+        }).next(new sfn.Succeed(this, S.Refused, { stateName: S.Refused })),
       )
       .otherwise(
         new sfn.Fail(this, S.Failed, {

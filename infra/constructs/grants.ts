@@ -59,18 +59,35 @@ export function grantStartRuns(role: iam.IRole, stateMachine: sfn.StateMachine):
   );
 }
 
-/** eks:DescribeCluster on the EKS cluster, or read access to the kubeconfig secret. */
+/**
+ * eks:DescribeCluster on the EKS cluster, or read access to the kubeconfig secret, and kms:Decrypt (through
+ * Secrets Manager only) on the customer-managed key that encrypts it, if one does.
+ */
 export function grantClusterAccess(
   fn: FencerFunction,
+  cluster: ClusterConfig,
   eksName: string | undefined,
-  secretArn: string | undefined,
 ): void {
   if (eksName) {
     const arn = Stack.of(fn).formatArn({ service: 'eks', resource: 'cluster', resourceName: eksName });
     fn.role.addToPrincipalPolicy(
       new iam.PolicyStatement({ actions: ['eks:DescribeCluster'], resources: [arn] }),
     );
-  } else if (secretArn) {
-    secrets.Secret.fromSecretCompleteArn(fn, 'Kubeconfig', secretArn).grantRead(fn.role);
+  } else if (cluster.kubeconfigSecretArn) {
+    secrets.Secret.fromSecretCompleteArn(fn, 'Kubeconfig', cluster.kubeconfigSecretArn).grantRead(fn.role);
+    const keyArn = cluster.kubeconfigSecretKmsKeyArn;
+    if (keyArn) {
+      // Explicit: CDK's grant on an imported key adds nothing when it cannot tell the accounts apart.
+      fn.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          sid: 'DecryptKubeconfigSecret',
+          actions: ['kms:Decrypt'],
+          resources: [keyArn],
+          conditions: {
+            StringEquals: { 'kms:ViaService': `secretsmanager.${Stack.of(fn).region}.amazonaws.com` },
+          },
+        }),
+      );
+    }
   }
 }

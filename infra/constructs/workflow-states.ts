@@ -14,6 +14,7 @@ export const WorkflowState = {
   PublishOutcome: 'PublishOutcome',
   Outcome: 'Outcome?',
   Fenced: 'Fenced',
+  RefusalReport: 'RefusalReport',
   Refused: 'Refused',
   Failed: 'Failed',
   PublishFailure: 'PublishFailure',

@@ -1,10 +1,17 @@
 /**
  * Entry point of the lab's CSI controller process:
  *   node --import tsx lab/csi-driver/main.ts --socket S --proto P --driver D --ec2-endpoint URL --region R
+ *   node --import tsx lab/csi-driver/main.ts --socket S --proto P --driver D --ecs-endpoint URL --region R
+ *     (ECS: the AccessKey in ALIBABA_CLOUD_ACCESS_KEY_ID/SECRET; DISK_FORCE_DETACHED=false turns the
+ *     Alibaba driver's detach-before-attach off, as on the real driver)
+ *   node --import tsx lab/csi-driver/main.ts --socket S --proto P --driver rbd.csi.ceph.com --mode rbd
  */
 import { parseArgs } from 'node:util';
 import { EC2Client } from '@aws-sdk/client-ec2';
-import { serveCsiController } from './server.js';
+import { createEcsClient, ecsCredentialsFromEnv } from '../../lib/adapters/alicloud-ecs/index.js';
+import { attach, detach } from './ebs-volumes.js';
+import { attachDisk, detachDisk } from './ecs-disks.js';
+import { serveCsiController, type VolumeBackend } from './server.js';
 
 const { values } = parseArgs({
   options: {
@@ -12,27 +19,59 @@ const { values } = parseArgs({
     proto: { type: 'string' },
     driver: { type: 'string' },
     'ec2-endpoint': { type: 'string' },
+    'ecs-endpoint': { type: 'string' },
     region: { type: 'string' },
+    mode: { type: 'string', default: 'ebs' },
   },
 });
-for (const key of ['socket', 'proto', 'driver', 'ec2-endpoint', 'region'] as const) {
+const mode = values.mode === 'rbd' ? 'rbd' : 'cloud';
+const required =
+  mode === 'rbd'
+    ? (['socket', 'proto', 'driver'] as const)
+    : (['socket', 'proto', 'driver', 'region'] as const);
+for (const key of required) {
   if (!values[key]) {
     console.error(`lab-csi-controller: missing --${key}`);
     process.exit(2);
   }
 }
-const ec2 = new EC2Client({
-  endpoint: values['ec2-endpoint'],
-  region: values.region,
-  credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
-});
+if (mode === 'cloud' && !values['ec2-endpoint'] === !values['ecs-endpoint']) {
+  console.error('lab-csi-controller: give exactly one of --ec2-endpoint and --ecs-endpoint');
+  process.exit(2);
+}
 const log = (entry: Record<string, unknown>) =>
   console.log(JSON.stringify({ ts: new Date().toISOString(), ...entry }));
+
+/** ceph-csi's RBD controller: "dummy" publish and unpublish (attachRequired only gives RWO scheduling). */
+const RBD_NO_OP: VolumeBackend = { attach: async () => '', detach: async () => undefined };
+
+function backend(): VolumeBackend {
+  if (mode === 'rbd') return RBD_NO_OP;
+  const region = String(values.region);
+  if (values['ecs-endpoint']) {
+    const credentials = ecsCredentialsFromEnv(process.env);
+    if (!credentials) throw new Error('lab-csi-controller: ALIBABA_CLOUD_ACCESS_KEY_ID/SECRET are not set');
+    const ecs = {
+      client: createEcsClient({ region, endpoint: values['ecs-endpoint'], credentials }),
+      region,
+      forceDetach: process.env.DISK_FORCE_DETACHED !== 'false',
+      log,
+    };
+    return { attach: (v, n) => attachDisk(ecs, v, n), detach: (v, n) => detachDisk(ecs, v, n) };
+  }
+  const ec2 = new EC2Client({
+    endpoint: values['ec2-endpoint'],
+    region,
+    credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+  });
+  return { attach: (v, n) => attach(ec2, v, n), detach: (v, n) => detach(ec2, v, n) };
+}
+
 const server = await serveCsiController({
   protoPath: String(values.proto),
   socketPath: String(values.socket),
   driverName: String(values.driver),
-  ec2,
+  volumes: backend(),
   log,
 });
 log({ event: 'listening', socket: values.socket });

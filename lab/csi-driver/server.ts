@@ -1,4 +1,3 @@
-import type { EC2Client } from '@aws-sdk/client-ec2';
 import {
   type GrpcObject,
   loadPackageDefinition,
@@ -10,13 +9,26 @@ import {
   status,
 } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
-import { attach, detach, PublishConflict, VolumeMissing } from './ebs-volumes.js';
+import { PublishConflict, VolumeMissing } from './ebs-volumes.js';
+
+/** Where the controller attaches and detaches volumes: EBS in the EC2 emulator, or disks in the ECS one. */
+export interface VolumeBackend {
+  attach(volumeId: string, nodeId: string): Promise<string>;
+  detach(volumeId: string, nodeId: string): Promise<unknown>;
+}
+
+/**
+ * What the lab's controller stands in for: a cloud's disk driver (EBS, Alibaba disk: publish attaches in
+ * the emulator), or `rbd`, ceph-csi's RBD controller, whose ControllerPublish and ControllerUnpublish are
+ * no-ops (the image is mapped by the node plugin; nothing on the controller side holds or releases it).
+ */
+export type CsiControllerMode = 'cloud' | 'rbd';
 
 export interface CsiControllerOptions {
   readonly protoPath: string;
   readonly socketPath: string;
   readonly driverName: string;
-  readonly ec2: EC2Client;
+  readonly volumes: VolumeBackend;
   /** One JSON line per RPC, so tests and the timeline can read what the driver did. */
   readonly log: (entry: Record<string, unknown>) => void;
 }
@@ -31,7 +43,9 @@ const serviceOf = (root: GrpcObject, name: string) =>
 
 /**
  * A CSI controller plugin (Identity + Controller with PUBLISH_UNPUBLISH_VOLUME) that attaches EBS volumes
- * in the EC2 emulator. The node ID is the EC2 instance ID, as with the EBS CSI driver.
+ * in the EC2 emulator, or Alibaba cloud disks in the ECS emulator (the node ID is the instance ID, as with
+ * the EBS and the Alibaba disk CSI drivers), or answers like ceph-csi's RBD controller, whose publish and
+ * unpublish do nothing (node ID = node name).
  */
 export async function serveCsiController(options: CsiControllerOptions): Promise<Server> {
   const definition = loadSync(options.protoPath, {
@@ -89,11 +103,11 @@ export async function serveCsiController(options: CsiControllerOptions): Promise
     ControllerGetCapabilities: (_c, cb) =>
       ok(cb, { capabilities: [{ rpc: { type: 'PUBLISH_UNPUBLISH_VOLUME' } }] }),
     ControllerPublishVolume: rpc('ControllerPublishVolume', async (req) => {
-      const device = await attach(options.ec2, String(req.volume_id), String(req.node_id));
+      const device = await options.volumes.attach(String(req.volume_id), String(req.node_id));
       return { publish_context: { devicePath: device } };
     }),
     ControllerUnpublishVolume: rpc('ControllerUnpublishVolume', async (req) => {
-      await detach(options.ec2, String(req.volume_id), String(req.node_id));
+      await options.volumes.detach(String(req.volume_id), String(req.node_id));
       return {};
     }),
   };

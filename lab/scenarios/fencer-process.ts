@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunReport } from '../../lib/app/report.js';
 import type { Lab } from '../lab.js';
@@ -10,13 +11,22 @@ export interface FencerRun {
   readonly done: Promise<{ code: number | null; stdout: string; stderr: string; report?: RunReport }>;
 }
 
-/** Runs the real `fencer` CLI as its own process against the lab, as user kube-fencer (RBAC-bound, audited). */
+/** The built command, as `npm install -g` installs it (npm run build makes dist/; the test setup does too). */
+export const FENCER_BIN = join(REPO_ROOT, 'bin', 'fencer.js');
+
+/**
+ * Runs the real `fencer` CLI, as built, as its own process against the lab, as user kube-fencer
+ * (RBAC-bound, audited).
+ */
 export function startFencer(lab: Lab, args: readonly string[], onLine?: (line: string) => void): FencerRun {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(REPO_ROOT, 'cli', 'main.ts'), ...args, '--kubeconfig', lab.fencerKubeconfigPath],
-    { cwd: REPO_ROOT, env: { ...process.env, ...lab.fencerEnv }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  if (!existsSync(join(REPO_ROOT, 'dist', 'fencer.js'))) {
+    throw new Error('the fencer CLI is not built: run npm run build');
+  }
+  const child = spawn(process.execPath, [FENCER_BIN, ...args, '--kubeconfig', lab.fencerKubeconfigPath], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...lab.fencerEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   let partial = '';

@@ -6,6 +6,7 @@ import {
   type V1Pod,
   type V1Taint,
 } from '@kubernetes/client-node';
+import { ecsInstanceStatus, stopEcsInstance } from '../alibaba-nodes.js';
 import { describeInstanceState, stopInstance } from '../ec2-emulator.js';
 import { eventually } from '../kube-wait.js';
 import type { Lab } from '../lab.js';
@@ -83,9 +84,17 @@ export async function waitForMultiAttach(
   return { pod: stuck, event };
 }
 
-/** Proof first: power the instance off in EC2 and wait until it reads `stopped`. */
+/** Proof first: power the instance off (EC2 or ECS) and wait until it reads `stopped` / `Stopped`. */
 export async function powerOffAndConfirm(lab: Lab, node: string): Promise<void> {
   const { instanceId } = lab.node(node);
+  if (lab.ecs) {
+    const { client } = lab.ecs;
+    await stopEcsInstance(client, instanceId);
+    await eventually(`${instanceId} Stopped`, async () =>
+      (await ecsInstanceStatus(client, lab.region, instanceId)) === 'Stopped' ? true : undefined,
+    );
+    return;
+  }
   await stopInstance(lab.ec2.client, instanceId);
   await eventually(`${instanceId} stopped`, async () =>
     (await describeInstanceState(lab.ec2.client, instanceId)) === 'stopped' ? true : undefined,

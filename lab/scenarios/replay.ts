@@ -1,6 +1,7 @@
 import { CoreV1Api } from '@kubernetes/client-node';
+import { ecsWatcher } from '../alibaba-nodes.js';
 import type { Lab } from '../lab.js';
-import { Timeline } from '../timeline.js';
+import { ec2Watcher, Timeline } from '../timeline.js';
 import { startFencer } from './fencer-process.js';
 import {
   forceDeletePod,
@@ -13,13 +14,15 @@ import {
 } from './incident.js';
 import { deployStatefulApp } from './stateful-app.js';
 
+const cloudName = (lab: Lab): string => (lab.provider === 'alibaba' ? 'ECS' : 'EC2');
+
 /** How the stuck volume gets released at the end of the replay. */
 export type Cure = (lab: Lab, node: string, timeline: Timeline) => Promise<void>;
 
 /** The article's cure done by hand: power the instance off, check it stopped, taint the node. */
 export const manualCureStep: Cure = async (lab, node, timeline) => {
   const { instanceId } = lab.node(node);
-  timeline.note('operator', `stops ${instanceId} in EC2 and waits until it reads stopped`);
+  timeline.note('operator', `stops ${instanceId} in ${cloudName(lab)} and waits until it reads stopped`);
   await powerOffAndConfirm(lab, node);
   timeline.note('operator', `${instanceId} reads stopped: ${node} is proven off`);
   await taintOutOfService(lab, node);
@@ -28,7 +31,8 @@ export const manualCureStep: Cure = async (lab, node, timeline) => {
 
 /** The cure with kube-fencer: `fencer fence` proves the node off and taints it. */
 export const fencerCureStep: Cure = async (lab, node, timeline) => {
-  timeline.note('operator', `runs: fencer fence ${node} --cluster ${lab.cluster} --region ${lab.region}`);
+  const region = lab.provider === 'alibaba' ? `ALIBABA_CLOUD_REGION=${lab.region}` : `--region ${lab.region}`;
+  timeline.note('operator', `runs: fencer fence ${node} --cluster ${lab.cluster} ${region}`);
   let reportStarted = false;
   const run = startFencer(lab, ['fence', node, '--lease-grace', '10'], (line) => {
     // Progress lines come first; the final report (after a blank line) repeats them.
@@ -58,10 +62,12 @@ export async function replayIncident(
   cure: Cure,
   say: (line: string) => void = () => {},
 ): Promise<ReplayResult> {
-  const timeline = new Timeline(lab.kubeConfig, lab.ec2.client, say);
+  const watcher = lab.ecs ? ecsWatcher(lab.ecs.client, lab.region) : ec2Watcher(lab.ec2.client);
+  const timeline = new Timeline(lab.kubeConfig, watcher, say);
   await timeline.start();
   try {
-    timeline.note('operator', 'deploys StatefulSet db (1 replica, RWO EBS volume) on node-a');
+    const volume = lab.provider === 'alibaba' ? 'RWO ESSD cloud disk' : 'RWO EBS volume';
+    timeline.note('operator', `deploys StatefulSet db (1 replica, ${volume}) on node-a`);
     const app = await deployStatefulApp(lab, { onNode: 'node-a' });
     timeline.note('operator', `db-0 is Running on node-a with ${app.volumeId}`);
 

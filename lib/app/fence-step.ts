@@ -6,7 +6,7 @@ import type { Observation } from '../domain/observation.js';
 import { Phase } from '../domain/phases.js';
 import { describeReason, Reason } from '../domain/reasons.js';
 import type { FenceRequest } from '../domain/request.js';
-import { CLAIM_TTL_SECONDS } from '../domain/timing.js';
+import { CLAIM_TTL_SECONDS, ClaimTtlSeconds } from '../domain/timing.js';
 import type { ClaimResult } from '../ports/cluster.js';
 import { type ActionResult, perform } from './act.js';
 import { type AuditScope, audit, auditError } from './audit.js';
@@ -23,6 +23,15 @@ export interface FenceStepState {
 }
 
 export { CLAIM_TTL_SECONDS };
+
+/** How a runner takes its steps. */
+export interface FenceStepOptions {
+  /**
+   * How long this run's claim lives without renewal: the runner's longest gap between two steps.
+   * @default ClaimTtlSeconds.Workflow
+   */
+  readonly claimTtlSeconds?: number;
+}
 
 const WAIT_FOR_CLAIM_SECONDS = 5;
 
@@ -120,16 +129,24 @@ function blockedDecision(
  * error is audited (log, metric, Event) and leaves the state as it was: retrying the step from the
  * same state is always safe.
  */
-export async function fenceStep(deps: FencerDeps, state: FenceStepState): Promise<FenceStepState> {
+export async function fenceStep(
+  deps: FencerDeps,
+  state: FenceStepState,
+  options: FenceStepOptions = {},
+): Promise<FenceStepState> {
   try {
-    return await takeStep(deps, state);
+    return await takeStep(deps, state, options.claimTtlSeconds ?? ClaimTtlSeconds.Workflow);
   } catch (error) {
     await auditError(deps, state.request.node, !state.request.dryRun, error);
     throw error;
   }
 }
 
-async function takeStep(deps: FencerDeps, state: FenceStepState): Promise<FenceStepState> {
+async function takeStep(
+  deps: FencerDeps,
+  state: FenceStepState,
+  claimTtlSeconds: number,
+): Promise<FenceStepState> {
   const started = Date.now();
   const { request, history } = state;
   const initial = await observe(deps, request.node, request.cluster, {
@@ -145,7 +162,7 @@ async function takeStep(deps: FencerDeps, state: FenceStepState): Promise<FenceS
   const holdsOrTakesClaim = !request.dryRun && decision.history.decidedToFenceAt !== null;
   if (holdsOrTakesClaim && !decision.done) {
     const claim = await deps.cluster.claimFencing(request.node, history.runId, {
-      ttlSeconds: CLAIM_TTL_SECONDS,
+      ttlSeconds: claimTtlSeconds,
     });
     if (!claim.granted) return claimDenied(deps, state, observation, claim, decision.evidence, started);
   }

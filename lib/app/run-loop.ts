@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { RETRYABLE_ERROR_NAMES } from '../domain/errors.js';
 import { type RunHistory, startRun } from '../domain/history.js';
 import type { FenceRequest, UnfenceRequest } from '../domain/request.js';
+import { ClaimTtlSeconds } from '../domain/timing.js';
 import type { FencerDeps } from './deps.js';
 import { downstreamBlockers } from './downstream.js';
 import { type FenceStepState, fenceStep } from './fence-step.js';
 import type { StepDecision } from './outcome.js';
 import { buildReport, type RunReport } from './report.js';
 import { type UnfenceStepState, unfenceStep } from './unfence-step.js';
+import { waitBetweenFenceSteps } from './wait-for-off.js';
 
 export interface RunOptions {
   /** Give up (outcome `failed`, reason `Timeout`) after this many seconds. */
@@ -39,6 +41,8 @@ async function loop<S extends LoopState>(
   initial: S,
   step: (deps: FencerDeps, state: S) => Promise<S>,
   options: RunOptions,
+  waitBetween: (state: S, waitMs: number, signal?: AbortSignal) => Promise<unknown> = (_, waitMs, signal) =>
+    deps.cluster.waitForNodeChange(node, waitMs, signal),
 ): Promise<{ state: S; steps: StepDecision[]; timedOut: boolean }> {
   const deadline = Date.now() + options.timeoutSeconds * 1000;
   const steps: StepDecision[] = [];
@@ -67,7 +71,7 @@ async function loop<S extends LoopState>(
     const repeated = decision.waitSeconds === 0 && steps.at(-2)?.rule === decision.rule;
     const waitSeconds = repeated ? MIN_REPEAT_WAIT_SECONDS : decision.waitSeconds;
     const waitMs = Math.min(waitSeconds * 1000, Math.max(0, deadline - Date.now()));
-    if (waitMs > 0) await deps.cluster.waitForNodeChange(node, waitMs, options.signal);
+    if (waitMs > 0) await waitBetween(state, waitMs, options.signal);
   }
   return { state, steps, timedOut: true };
 }
@@ -84,10 +88,25 @@ export async function runFence(
     .map((va) => va.persistentVolumeName)
     .filter((pv): pv is string => pv !== undefined);
   const initial: FenceStepState = { request, history, decision: null };
-  const { state, steps, timedOut } = await loop(deps, request.node, initial, fenceStep, options);
-  if (timedOut && state.history.decidedToFenceAt !== null && !request.dryRun) {
-    await deps.cluster.releaseFencing(request.node, state.history.runId).catch(() => {});
+  // This process renews its claim every step, so a short TTL frees the slot soon if it is killed.
+  const step = (d: FencerDeps, s: FenceStepState) =>
+    fenceStep(d, s, { claimTtlSeconds: ClaimTtlSeconds.InProcess });
+  // A run that ends without finishing (timed out, or a step threw for good) gives its claim back,
+  // even one a step took just before it threw: only this run's own claim is ever dropped.
+  const releaseClaim = async () => {
+    if (!request.dryRun) await deps.cluster.releaseFencing(request.node, history.runId).catch(() => {});
+  };
+  let ran: Awaited<ReturnType<typeof loop<FenceStepState>>>;
+  try {
+    ran = await loop(deps, request.node, initial, step, options, (s, ms, signal) =>
+      waitBetweenFenceSteps(deps, s, ms, signal),
+    );
+  } catch (error) {
+    await releaseClaim();
+    throw error;
   }
+  const { state, steps, timedOut } = ran;
+  if (timedOut) await releaseClaim();
   const fenced = !timedOut && state.decision?.outcome === 'fenced';
   const report = buildReport({
     kind: 'fence',

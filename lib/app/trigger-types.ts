@@ -7,6 +7,7 @@ import type { AuditLog, Clock, Metrics } from '../ports/audit.js';
 import type { Cluster } from '../ports/cluster.js';
 import type { ComputeFencer } from '../ports/compute-fencer.js';
 import type { TriggerSource, Workflow } from '../ports/workflow.js';
+import type { NodeIndex } from './node-index.js';
 import type { StartOutcome } from './start-run.js';
 
 /** Why a trigger started nothing. Stable codes: metrics count them. */
@@ -17,6 +18,11 @@ export const RejectReason = {
   MalformedEvent: 'MalformedEvent',
   /** An alarm on something other than an EC2 status check with an InstanceId dimension. */
   NotStatusCheckAlarm: 'NotStatusCheckAlarm',
+  /**
+   * A status-check alarm on an Auto Scaling group (dimension AutoScalingGroupName): it says that some
+   * instance of the group failed, not which one, and fencing needs the instance.
+   */
+  AutoScalingGroupAlarm: 'AutoScalingGroupAlarm',
   /** An alarm that moved to OK or INSUFFICIENT_DATA. */
   AlarmNotFiring: 'AlarmNotFiring',
   /** A Health event that is not an open EC2 issue naming instances. */
@@ -32,13 +38,20 @@ export const RejectReason = {
   NothingToRelease: 'NothingToRelease',
   /** Every run name of the incident was used by runs that ended without fencing. */
   RunsExhausted: 'RunsExhausted',
+  /**
+   * The event named more nodes than one event may start runs for (the router's per-event cap): the
+   * rest are refused together, counted once for the event, as the blast-radius rule counts.
+   */
+  TooManyNodesInEvent: 'TooManyNodesInEvent',
 } as const;
 export type RejectReason = (typeof RejectReason)[keyof typeof RejectReason];
 
-/** What every trigger says about itself. */
+/** What every trigger says about itself; bounded as lib/ports/workflow.ts `TRIGGER_RECORD_LIMITS` says. */
 export interface TriggerOrigin {
   readonly source: TriggerSource;
   readonly eventId: string;
+  /** When the event happened, if it says (ISO 8601). */
+  readonly eventTime?: string;
   readonly detail: string;
 }
 
@@ -73,14 +86,29 @@ export interface Rejection {
 /** What the router was given: a parsed trigger or the reason parsing refused it. */
 export type ParsedTrigger = Trigger | Rejection;
 
-/** What became of one node (or one event, when it named none). */
+/** A start that threw (Step Functions unreachable, throttled, denied): the event is to be delivered again. */
+export interface FailedStart {
+  readonly result: 'failed';
+  readonly node: string;
+  readonly runName?: string;
+  readonly error: string;
+}
+
+/**
+ * What became of one node, or of every node and instance rejected for one reason: rejections are
+ * aggregated per event (`count` of them, `detail` naming a sample), so an event naming thousands of
+ * instances yields a handful of outcomes.
+ */
 export type TriggerOutcome =
   | (StartOutcome & { readonly node: string })
+  | FailedStart
   | {
       readonly result: 'rejected';
       readonly reason: RejectReason;
       readonly detail: string;
       readonly node?: string;
+      /** How many nodes or instances of the event this rejection stands for. @default 1 */
+      readonly count?: number;
     };
 
 /** What the triggers need of the compute providers: only to read providerIDs (no provider call is made). */
@@ -98,13 +126,26 @@ export interface TriggerDeps {
   readonly clock: Clock;
   readonly log: AuditLog;
   readonly metrics: Metrics;
+  /**
+   * Kept across invocations by a long-lived runtime, so that a burst of EC2 state changes does not
+   * list every node once per event. @default none: every event lists the nodes
+   */
+  readonly nodeIndex?: NodeIndex;
 }
 
 /** Everything of a fence request but its target. */
 export type FenceRequestDefaults = Omit<FenceRequest, 'node' | 'cluster'>;
 
+/** Runs one event may start when the deployment does not say: more nodes named at once is an outage of another kind. */
+export const DEFAULT_MAX_RUNS_PER_EVENT = 10;
+
 export interface TriggerSettings {
   /** The cluster this deployment fences, as in `kubernetes.io/cluster/<name>`. */
   readonly cluster: string;
   readonly requestDefaults: FenceRequestDefaults;
+  /**
+   * Runs one event may start; the nodes beyond are refused with `TooManyNodesInEvent`, counted once.
+   * @default DEFAULT_MAX_RUNS_PER_EVENT
+   */
+  readonly maxRunsPerEvent?: number;
 }

@@ -2,13 +2,18 @@
  * From a trigger (an AWS event, the project's own event, a manual request) to fencing runs: map
  * instances to nodes through their providerID, then start one run per node under a deterministic name.
  * Anything that does not name a node of this cluster is rejected with a reason and counted, never
- * guessed at (safety.md rule 10).
+ * guessed at (safety.md rule 10). One event starts at most a bounded number of runs, writes a bounded
+ * number of log lines, and a run that could not be started does not keep the others from starting.
  */
 import type { FenceRequest } from '../domain/request.js';
 import type { NodeView } from '../ports/cluster.js';
-import type { TriggerRecord } from '../ports/workflow.js';
-import { incidentOf, startRun } from './start-run.js';
+import { TRIGGER_RECORD_LIMITS, type TriggerRecord, TriggerSource } from '../ports/workflow.js';
+import { nodesByInstance } from './node-index.js';
+import { clip, RejectionTally } from './rejections.js';
+import { incidentOf, runName, startRun } from './start-run.js';
+import { mapBounded } from './sweep/bounded.js';
 import {
+  DEFAULT_MAX_RUNS_PER_EVENT,
   type InstancesTrigger,
   type NodeTrigger,
   type ParsedTrigger,
@@ -21,56 +26,86 @@ import {
 
 export * from './trigger-types.js';
 
-/** Counts and logs a rejection; returns it as an outcome. */
-export function reject(
-  deps: TriggerDeps,
-  reason: RejectReason,
-  detail: string,
-  node?: string,
-): TriggerOutcome {
-  deps.metrics.count('TriggersRejected', { reason });
-  deps.log.warn('trigger rejected', { reason, detail, node });
-  return { result: 'rejected', reason, detail, ...(node ? { node } : {}) };
-}
+/** Starts in flight at once for one event (style.md habit 9). */
+const STARTS_IN_FLIGHT = 4;
+/**
+ * How old an instance → node index may be for an EC2 state change. Those arrive for every instance of
+ * the region; a node that joined in the last half minute is left to the health check.
+ */
+export const STATE_CHANGE_INDEX_MAX_AGE_MS = 30_000;
 
-/** The nodes whose providerID names one of `instanceIds`, by instance id. */
-async function nodesByInstance(
-  deps: TriggerDeps,
-  instanceIds: readonly string[],
-): Promise<Map<string, NodeView>> {
-  const wanted = new Set(instanceIds);
-  const found = new Map<string, NodeView>();
-  for (const node of await deps.cluster.listNodes()) {
-    const providerId = node.providerId?.trim();
-    const fencer = providerId ? deps.compute.forProviderId(providerId) : null;
-    if (!providerId || !fencer) continue;
-    try {
-      const { instanceId } = fencer.parseProviderId(providerId);
-      if (wanted.has(instanceId)) found.set(instanceId, node);
-    } catch {
-      // A node with an unparseable providerID is no match for anything; fencing it is another story.
-    }
+/** Thrown after every node of an event was tried, when some run could not be started: the event is delivered again. */
+export class RunStartError extends Error {
+  override readonly name = 'RunStartError';
+  constructor(readonly failed: readonly { readonly node: string; readonly error: string }[]) {
+    super(
+      `${failed.length} run(s) could not be started: ${failed
+        .slice(0, 5)
+        .map((f) => `${f.node}: ${f.error}`)
+        .join('; ')}`,
+    );
   }
-  return found;
 }
 
-/** Starts the run for one node and counts what came of it. */
+/** Throws {@link RunStartError} when an outcome is a failed start; a retry of the event is safe (run names are deterministic). */
+export function failIfStartsFailed(outcomes: readonly TriggerOutcome[]): void {
+  const failed = outcomes.flatMap((o) => (o.result === 'failed' ? [{ node: o.node, error: o.error }] : []));
+  if (failed.length > 0) throw new RunStartError(failed);
+}
+
+/** This run's part of the trigger: its own node and instance, bounded, never the whole event. */
+function triggerRecord(
+  deps: TriggerDeps,
+  origin: TriggerOrigin,
+  node: string,
+  instanceId?: string,
+): TriggerRecord {
+  return {
+    source: origin.source,
+    eventId: clip(origin.eventId, TRIGGER_RECORD_LIMITS.eventId),
+    ...(origin.eventTime ? { eventTime: origin.eventTime } : {}),
+    detail: clip(origin.detail, TRIGGER_RECORD_LIMITS.detail),
+    receivedAt: deps.clock.now().toISOString(),
+    node,
+    ...(instanceId ? { instanceId } : {}),
+  };
+}
+
+/**
+ * Starts the run for one node and counts what came of it. A start that throws is logged, counted
+ * (`RunStartsFailed`) and returned as `failed`; the caller decides whether the event is retried.
+ */
 export async function startForNode(
   deps: TriggerDeps,
   request: FenceRequest,
   node: NodeView,
   origin: TriggerOrigin,
-  incidentId?: string,
+  options: { readonly incidentId?: string; readonly instanceId?: string } = {},
 ): Promise<TriggerOutcome> {
-  const trigger: TriggerRecord = { ...origin, receivedAt: deps.clock.now().toISOString() };
-  const outcome = await startRun(deps.workflow, request, incidentOf(node, incidentId), trigger);
+  const trigger = triggerRecord(deps, origin, node.name, options.instanceId);
+  const incident = incidentOf(node, options.incidentId);
+  let outcome: Awaited<ReturnType<typeof startRun>>;
+  try {
+    outcome = await startRun(deps.workflow, request, incident, trigger);
+  } catch (error) {
+    const message = clip((error as Error).message ?? String(error), 512);
+    // No source dimension: an alarm watches this count, and alarms cannot sum over dimensions.
+    deps.metrics.count('RunStartsFailed');
+    deps.log.error('fencing run not started', {
+      node: node.name,
+      runName: runName(request, incident),
+      source: origin.source,
+      eventId: trigger.eventId,
+      error: message,
+    });
+    return { result: 'failed', node: node.name, runName: runName(request, incident), error: message };
+  }
   if (outcome.result === 'exhausted') {
-    return reject(
-      deps,
-      RejectReason.RunsExhausted,
-      `runs up to ${outcome.runName} ended without fencing`,
-      node.name,
-    );
+    const detail = `runs up to ${outcome.runName} ended without fencing`;
+    const tally = new RejectionTally();
+    tally.add(RejectReason.RunsExhausted, detail, { id: node.name, node: node.name });
+    tally.report(deps, { eventId: trigger.eventId, source: origin.source });
+    return { result: 'rejected', reason: RejectReason.RunsExhausted, detail, node: node.name };
   }
   const metric = outcome.result === 'started' ? 'RunsStarted' : 'TriggersDuplicate';
   deps.metrics.count(metric, { source: origin.source });
@@ -78,75 +113,144 @@ export async function startForNode(
     node: node.name,
     ...outcome,
     source: origin.source,
-    eventId: origin.eventId,
+    eventId: trigger.eventId,
   });
   return { ...outcome, node: node.name };
+}
+
+const notReadyMs = (node: NodeView, now: number): number =>
+  node.ready === 'True' ? -1 : now - Date.parse(node.readySince ?? node.createdAt);
+
+/**
+ * The order in which an event's nodes get the runs it may start: nodes that are not Ready first, the
+ * longest NotReady first (a Ready node's run would only refuse), then by name, so that a retried event
+ * picks the same nodes (and finds their runs).
+ */
+function byUrgency(now: number) {
+  return (a: { node: NodeView }, b: { node: NodeView }): number =>
+    notReadyMs(b.node, now) - notReadyMs(a.node, now) || (a.node.name < b.node.name ? -1 : 1);
+}
+
+/** The nodes of an event that hold no VolumeAttachment, for an instance already off. */
+async function holdingNothing(deps: TriggerDeps, nodes: readonly NodeView[]): Promise<Set<string>> {
+  const names = new Set(nodes.map((n) => n.name));
+  const only = nodes.length === 1 ? nodes[0]?.name : undefined;
+  const vas = await deps.cluster.listVolumeAttachments(only ? { nodeName: only } : undefined);
+  for (const va of vas) names.delete(va.nodeName);
+  return names;
 }
 
 async function routeInstances(
   deps: TriggerDeps,
   settings: TriggerSettings,
   trigger: InstancesTrigger,
+  tally: RejectionTally,
 ): Promise<TriggerOutcome[]> {
-  const nodes = await nodesByInstance(deps, trigger.instanceIds);
-  const outcomes: TriggerOutcome[] = [];
+  const maxAge = trigger.source === TriggerSource.Ec2StateChange ? STATE_CHANGE_INDEX_MAX_AGE_MS : 0;
+  const nodes = deps.nodeIndex
+    ? await deps.nodeIndex.nodesFor(deps, trigger.instanceIds, maxAge)
+    : nodesByInstance(deps, await deps.cluster.listNodes(), trigger.instanceIds);
+  let matched: { instanceId: string; node: NodeView }[] = [];
   for (const instanceId of trigger.instanceIds) {
     const node = nodes.get(instanceId);
-    if (!node) {
-      outcomes.push(
-        reject(deps, RejectReason.NoMatchingNode, `no node of ${settings.cluster} runs on ${instanceId}`),
-      );
-      continue;
-    }
-    if (trigger.requireVolumeAttachments) {
-      const held = await deps.cluster.listVolumeAttachments({ nodeName: node.name });
-      if (held.length === 0) {
-        outcomes.push(
-          reject(deps, RejectReason.NothingToRelease, `${instanceId} is off and holds no volumes`, node.name),
-        );
-        continue;
-      }
-    }
-    const request = { ...settings.requestDefaults, node: node.name, cluster: settings.cluster };
-    outcomes.push(await startForNode(deps, request, node, trigger));
+    if (node) matched.push({ instanceId, node });
+    else
+      tally.add(RejectReason.NoMatchingNode, `no node of ${settings.cluster} runs on ${instanceId}`, {
+        id: instanceId,
+      });
   }
-  return outcomes;
+  if (trigger.requireVolumeAttachments && matched.length > 0) {
+    const idle = await holdingNothing(
+      deps,
+      matched.map((m) => m.node),
+    );
+    for (const { instanceId, node } of matched.filter((m) => idle.has(m.node.name))) {
+      tally.add(RejectReason.NothingToRelease, `${instanceId} is off and holds no volumes`, {
+        id: node.name,
+        node: node.name,
+      });
+    }
+    matched = matched.filter((m) => !idle.has(m.node.name));
+  }
+  matched.sort(byUrgency(deps.clock.now().getTime()));
+  const cap = settings.maxRunsPerEvent ?? DEFAULT_MAX_RUNS_PER_EVENT;
+  for (const { node } of matched.slice(cap)) {
+    tally.add(
+      RejectReason.TooManyNodesInEvent,
+      `the event names ${matched.length} nodes; one event starts at most ${cap} runs`,
+      { id: node.name, node: node.name },
+    );
+  }
+  return mapBounded(matched.slice(0, cap), STARTS_IN_FLIGHT, ({ instanceId, node }) =>
+    startForNode(
+      deps,
+      { ...settings.requestDefaults, node: node.name, cluster: settings.cluster },
+      node,
+      trigger,
+      { instanceId },
+    ),
+  );
 }
 
 async function routeNode(
   deps: TriggerDeps,
   settings: TriggerSettings,
   trigger: NodeTrigger,
-): Promise<TriggerOutcome> {
+  tally: RejectionTally,
+): Promise<TriggerOutcome[]> {
   if (trigger.cluster !== settings.cluster) {
-    return reject(
-      deps,
+    tally.add(
       RejectReason.OtherCluster,
       `cluster ${trigger.cluster}, this fencer serves ${settings.cluster}`,
     );
+    return [];
   }
   const node = await deps.cluster.getNode(trigger.node);
-  if (!node) return reject(deps, RejectReason.NodeNotFound, `no node ${trigger.node} in ${settings.cluster}`);
+  if (!node) {
+    tally.add(RejectReason.NodeNotFound, `no node ${trigger.node} in ${settings.cluster}`);
+    return [];
+  }
   const request = trigger.request ?? {
     ...settings.requestDefaults,
     node: node.name,
     cluster: settings.cluster,
   };
-  return startForNode(deps, request, node, trigger, trigger.incidentId);
+  return [
+    await startForNode(
+      deps,
+      request,
+      node,
+      trigger,
+      trigger.incidentId ? { incidentId: trigger.incidentId } : {},
+    ),
+  ];
 }
 
-/** Routes one parsed trigger: a rejection is counted; a trigger starts at most one run per node it names. */
+/**
+ * Routes one parsed trigger: the runs started (at most the per-event cap), a failed start as `failed`
+ * (the others still start), and the rejections aggregated by reason, written once for the event.
+ */
 export async function routeTrigger(
   deps: TriggerDeps,
   settings: TriggerSettings,
   parsed: ParsedTrigger,
 ): Promise<readonly TriggerOutcome[]> {
+  const tally = new RejectionTally();
+  let runs: TriggerOutcome[] = [];
   switch (parsed.kind) {
     case 'rejected':
-      return [reject(deps, parsed.reason, parsed.detail)];
+      tally.add(parsed.reason, parsed.detail);
+      break;
     case 'instances':
-      return routeInstances(deps, settings, parsed);
+      runs = await routeInstances(deps, settings, parsed, tally);
+      break;
     case 'node':
-      return [await routeNode(deps, settings, parsed)];
+      runs = await routeNode(deps, settings, parsed, tally);
+      break;
   }
+  tally.report(deps, {
+    ...(parsed.kind === 'rejected' ? {} : { eventId: clip(parsed.eventId, TRIGGER_RECORD_LIMITS.eventId) }),
+    ...(parsed.source ? { source: parsed.source } : {}),
+  });
+  return [...runs, ...tally.outcomes()];
 }

@@ -17,6 +17,25 @@ export interface WorkflowState {
   readonly attempts: { readonly count: number };
   readonly history: RunHistory | null;
   readonly decision: StepDecision | null;
+  /** What the outcome notification says in its subject line (the state machine publishes it). */
+  readonly notification?: { readonly subject: string };
+}
+
+/** SNS subjects must be under 100 characters of printable ASCII. */
+export const MAX_SUBJECT_LENGTH = 99;
+
+/**
+ * The subject line of the run's notification, e.g. `kube-fencer: refused node-a (NodeReady) in prod`:
+ * the outcome first, so refusals, failures and fencings are told apart in an inbox (and survive a cut).
+ */
+export function notificationSubject(request: FenceRequest, decision: StepDecision | null): string {
+  const outcome = decision?.outcome ?? 'in-progress';
+  const reason = decision?.reason && outcome !== 'fenced' ? ` (${decision.reason})` : '';
+  const text = `kube-fencer: ${outcome} ${request.node}${reason} in ${request.cluster}`.replace(
+    /[^\x20-\x7e]/g,
+    '?',
+  );
+  return text.length <= MAX_SUBJECT_LENGTH ? text : `${text.slice(0, MAX_SUBJECT_LENGTH - 3)}...`;
 }
 
 /**
@@ -28,5 +47,10 @@ export async function workflowStep(deps: FencerDeps, state: WorkflowState): Prom
   assertHistory(history);
   const next = await fenceStep(deps, { request: state.request, history, decision: state.decision });
   const decision = next.decision && { ...next.decision, waitSeconds: Math.ceil(next.decision.waitSeconds) };
-  return { ...state, history: next.history, decision };
+  return {
+    ...state,
+    history: next.history,
+    decision,
+    notification: { subject: notificationSubject(state.request, decision) },
+  };
 }

@@ -11,7 +11,7 @@ import {
   type Rejection,
   RejectReason,
 } from '../app/trigger-types.js';
-import { TriggerSource } from '../ports/workflow.js';
+import { TRIGGER_RECORD_LIMITS, TriggerSource } from '../ports/workflow.js';
 import { clusterName, nodeName } from './fence-request.js';
 
 /** Source and detail-type of the project's own event: put it on the default bus to ask for a fence. */
@@ -23,6 +23,9 @@ export const STATUS_CHECK_METRICS = [
   'StatusCheckFailed_System',
   'StatusCheckFailed_Instance',
 ] as const;
+
+/** The refusal counted once for an event naming more nodes than one event may start runs for. */
+export const EVENT_CAP_REASON = RejectReason.TooManyNodesInEvent;
 
 /** EC2 instance states that mean the instance is already off. */
 export const POWERED_OFF_STATES = ['stopped', 'terminated'] as const;
@@ -36,54 +39,65 @@ export const AWS_EVENTS = {
 
 const instanceId = z.string().regex(/^i-(?:[0-9a-f]{8}|[0-9a-f]{17})$/, 'not an EC2 instance id');
 
+/**
+ * Bounds of the fields read from events, from the services' own limits (an alarm name is at most 255
+ * characters, an EventBridge id is a UUID): nothing unbounded reaches a run's input or a log line.
+ */
+const text = (max: number) => z.string().max(max);
+/** Instances one event may name. EventBridge caps an event at 256 KB; this is the order of magnitude of that. */
+export const MAX_ENTITIES_PER_EVENT = 50_000;
+
 /** The EventBridge envelope every event has. */
 const envelope = <D extends z.ZodType>(detail: D) =>
   z.object({
-    version: z.string(),
-    id: z.string().min(1),
-    'detail-type': z.string(),
-    source: z.string(),
-    account: z.string(),
-    time: z.string(),
-    region: z.string(),
-    resources: z.array(z.string()),
+    version: text(16),
+    id: text(TRIGGER_RECORD_LIMITS.eventId).min(1),
+    'detail-type': text(128),
+    source: text(128),
+    account: text(12),
+    time: z.iso.datetime({ offset: true }).max(64),
+    region: text(32),
+    resources: z.array(text(2048)).max(MAX_ENTITIES_PER_EVENT),
     detail,
   });
 
-const alarmState = z.object({ value: z.string(), reason: z.string().optional(), timestamp: z.string() });
+const alarmState = z.object({ value: text(32), reason: text(2048).optional(), timestamp: text(64) });
 const alarmMetric = z.object({
-  id: z.string(),
+  id: text(255),
   metricStat: z
     .object({
       metric: z.object({
-        namespace: z.string().optional(),
-        name: z.string(),
-        dimensions: z.record(z.string(), z.string()).optional(),
+        namespace: text(255).optional(),
+        name: text(255),
+        dimensions: z.record(text(255), text(1024)).optional(),
       }),
     })
     .optional(),
 });
 export const alarmEventSchema = envelope(
   z.object({
-    alarmName: z.string(),
+    alarmName: text(255),
     state: alarmState,
     previousState: alarmState.optional(),
-    configuration: z.object({ metrics: z.array(alarmMetric).optional() }),
+    configuration: z.object({ metrics: z.array(alarmMetric).max(10).optional() }),
   }),
 );
 
 export const healthEventSchema = envelope(
   z.object({
-    eventArn: z.string(),
-    service: z.string(),
-    eventTypeCode: z.string(),
-    eventTypeCategory: z.string(),
-    statusCode: z.string().optional(),
-    affectedEntities: z.array(z.object({ entityValue: z.string() })).optional(),
+    eventArn: text(1600),
+    service: text(64),
+    eventTypeCode: text(128),
+    eventTypeCategory: text(64),
+    statusCode: text(32).optional(),
+    affectedEntities: z
+      .array(z.object({ entityValue: text(1600) }))
+      .max(MAX_ENTITIES_PER_EVENT)
+      .optional(),
   }),
 );
 
-export const ec2StateEventSchema = envelope(z.object({ 'instance-id': instanceId, state: z.string() }));
+export const ec2StateEventSchema = envelope(z.object({ 'instance-id': instanceId, state: text(32) }));
 
 export const nodeUnreachableEventSchema = envelope(
   z
@@ -114,23 +128,31 @@ function fromAlarm(event: z.infer<typeof alarmEventSchema>): InstancesTrigger | 
   if (state.value !== 'ALARM')
     return rejection(RejectReason.AlarmNotFiring, `${alarmName} is ${state.value}`, source);
   const names: readonly string[] = STATUS_CHECK_METRICS;
-  const ids = (configuration.metrics ?? [])
+  const checks = (configuration.metrics ?? [])
     .map((m) => m.metricStat?.metric)
-    .filter((m) => m?.namespace === 'AWS/EC2' && names.includes(m.name))
-    .map((m) => m?.dimensions?.InstanceId);
+    .filter((m) => m?.namespace === 'AWS/EC2' && names.includes(m.name));
+  const ids = checks.map((m) => m?.dimensions?.InstanceId);
   const valid = ids.filter((id): id is string => id !== undefined && instanceId.safeParse(id).success);
   if (valid.length === 0) {
-    return rejection(
-      RejectReason.NotStatusCheckAlarm,
-      `${alarmName} watches no EC2 status check of one instance`,
-      source,
-    );
+    const group = checks.map((m) => m?.dimensions?.AutoScalingGroupName).find(Boolean);
+    return group
+      ? rejection(
+          RejectReason.AutoScalingGroupAlarm,
+          `${alarmName} watches Auto Scaling group ${group}, not one instance: alarm per instance (see RUNBOOK.md)`,
+          source,
+        )
+      : rejection(
+          RejectReason.NotStatusCheckAlarm,
+          `${alarmName} watches no EC2 status check of one instance`,
+          source,
+        );
   }
   const detail = `alarm ${alarmName} in ALARM since ${state.timestamp}`;
   return {
     kind: 'instances',
     source,
     eventId: event.id,
+    eventTime: event.time,
     detail,
     instanceIds: [...new Set(valid)],
     requireVolumeAttachments: false,
@@ -155,6 +177,7 @@ function fromHealth(event: z.infer<typeof healthEventSchema>): InstancesTrigger 
     kind: 'instances',
     source,
     eventId: event.id,
+    eventTime: event.time,
     detail,
     instanceIds: [...new Set(ids)],
     requireVolumeAttachments: false,
@@ -172,6 +195,7 @@ function fromEc2State(event: z.infer<typeof ec2StateEventSchema>): InstancesTrig
     kind: 'instances',
     source,
     eventId: event.id,
+    eventTime: event.time,
     detail,
     instanceIds: [id],
     requireVolumeAttachments: true,
@@ -184,6 +208,7 @@ function fromNodeUnreachable(event: z.infer<typeof nodeUnreachableEventSchema>):
     kind: 'node',
     source: TriggerSource.NodeUnreachable,
     eventId: event.id,
+    eventTime: event.time,
     detail: `${NODE_UNREACHABLE_EVENT.detailType} for ${cluster}/${node}`,
     cluster,
     node,
@@ -198,7 +223,7 @@ const HANDLERS = [
   { ...NODE_UNREACHABLE_EVENT, schema: nodeUnreachableEventSchema, to: fromNodeUnreachable },
 ] as const;
 
-const head = z.object({ source: z.string(), 'detail-type': z.string() });
+const head = z.object({ source: text(128), 'detail-type': text(128) });
 
 /** Parses one EventBridge event into a trigger, or says why it is not one. */
 export function parseEvent(event: unknown): ParsedTrigger {

@@ -3,7 +3,11 @@
  * sets them (infra/constructs/fencer-function.ts); a test sets them to point at the lab.
  */
 import * as z from 'zod';
+import { DEFAULT_MAX_RUNS_PER_EVENT } from '../app/trigger-types.js';
 import { clusterName, fenceRequestSchema } from './fence-request.js';
+
+/** Runs one event may start: at least one, and few enough that an event never starts a fleet's worth. */
+export const maxRunsPerEventSchema = z.coerce.number().int().min(1).max(1000);
 
 /** The environment variable names: the CDK stack and the handlers share them. */
 export const ENV = {
@@ -16,6 +20,7 @@ export const ENV = {
   stateMachineArn: 'FENCER_STATE_MACHINE_ARN',
   requestDefaults: 'FENCER_REQUEST_DEFAULTS',
   notReadyThresholdSeconds: 'FENCER_NOT_READY_THRESHOLD_SECONDS',
+  maxRunsPerEvent: 'FENCER_MAX_RUNS_PER_EVENT',
   logLevel: 'POWERTOOLS_LOG_LEVEL',
 } as const;
 
@@ -32,22 +37,28 @@ export type ClusterAccess = (typeof ClusterAccess)[keyof typeof ClusterAccess];
 
 const accessSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal(ClusterAccess.Eks), eksClusterName: z.string().min(1).max(100) }),
-  z.object({ kind: z.literal(ClusterAccess.KubeconfigSecret), secretArn: z.string().startsWith('arn:') }),
-  z.object({ kind: z.literal(ClusterAccess.KubeconfigFile), path: z.string().min(1) }),
+  z.object({
+    kind: z.literal(ClusterAccess.KubeconfigSecret),
+    secretArn: z.string().max(2048).startsWith('arn:'),
+  }),
+  z.object({ kind: z.literal(ClusterAccess.KubeconfigFile), path: z.string().min(1).max(4096) }),
 ]);
 export type ClusterAccessSettings = z.infer<typeof accessSchema>;
 
 /** A fence request without its target: what the triggers fill in for every run. */
 export const requestDefaultsSchema = fenceRequestSchema.omit({ node: true, cluster: true });
 
-const fromJson = z.string().transform((text, ctx) => {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'not JSON' });
-    return z.NEVER;
-  }
-});
+const fromJson = z
+  .string()
+  .max(16_384)
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'not JSON' });
+      return z.NEVER;
+    }
+  });
 
 export interface LambdaSettings {
   readonly cluster: string;
@@ -57,9 +68,14 @@ export interface LambdaSettings {
   readonly stateMachineArn?: string;
   readonly requestDefaults: z.infer<typeof requestDefaultsSchema>;
   readonly notReadyThresholdSeconds: number;
+  /** Runs one event may start (lib/app/triggers.ts). */
+  readonly maxRunsPerEvent: number;
 }
 
-const region = z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'not an AWS region');
+const region = z
+  .string()
+  .max(32)
+  .regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'not an AWS region');
 
 /** Parses the environment; throws a ZodError naming every problem, so a misconfigured function fails at cold start. */
 export function parseLambdaSettings(env: Readonly<Record<string, string | undefined>>): LambdaSettings {
@@ -84,7 +100,7 @@ export function parseLambdaSettings(env: Readonly<Record<string, string | undefi
       : {}),
     access,
     ...(env[ENV.stateMachineArn]
-      ? { stateMachineArn: z.string().startsWith('arn:').parse(env[ENV.stateMachineArn]) }
+      ? { stateMachineArn: z.string().max(2048).startsWith('arn:').parse(env[ENV.stateMachineArn]) }
       : {}),
     requestDefaults: fromJson.pipe(requestDefaultsSchema).parse(defaults),
     notReadyThresholdSeconds: z.coerce
@@ -93,5 +109,6 @@ export function parseLambdaSettings(env: Readonly<Record<string, string | undefi
       .min(30)
       .max(86_400)
       .parse(env[ENV.notReadyThresholdSeconds] ?? 180),
+    maxRunsPerEvent: maxRunsPerEventSchema.parse(env[ENV.maxRunsPerEvent] ?? DEFAULT_MAX_RUNS_PER_EVENT),
   };
 }

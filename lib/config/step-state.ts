@@ -6,13 +6,14 @@
  */
 import * as z from 'zod';
 import { Phase } from '../domain/phases.js';
-import { fenceRequestSchema } from './fence-request.js';
+import { TRIGGER_RECORD_LIMITS, TriggerSource } from '../ports/workflow.js';
+import { fenceRequestSchema, nodeName } from './fence-request.js';
 
-const iso = z.iso.datetime({ offset: true });
+const iso = z.iso.datetime({ offset: true }).max(64);
 const nullableIso = iso.nullable();
 
 const powerEvidenceSchema = z.looseObject({
-  instanceId: z.string(),
+  instanceId: z.string().max(64),
   state: z.enum([
     'pending',
     'running',
@@ -29,9 +30,9 @@ const powerEvidenceSchema = z.looseObject({
 const stepRecordSchema = z.object({
   at: iso,
   phase: z.enum(Phase),
-  action: z.string().nullable(),
-  reason: z.string().nullable(),
-  rule: z.string().nullable(),
+  action: z.string().max(64).nullable(),
+  reason: z.string().max(64).nullable(),
+  rule: z.string().max(128).nullable(),
 });
 
 /** A run's memory (lib/domain/history.ts); its consistency is checked by the domain's `assertHistory`. */
@@ -40,7 +41,12 @@ export const runHistorySchema = z
     runId: z.string().min(1).max(80),
     startedAt: iso,
     target: z
-      .object({ node: z.string(), nodeUid: z.string(), provider: z.string(), instanceId: z.string() })
+      .object({
+        node: z.string().max(253),
+        nodeUid: z.string().max(64),
+        provider: z.string().max(32),
+        instanceId: z.string().max(64),
+      })
       .nullable(),
     decidedToFenceAt: nullableIso,
     powerOffRequestedAt: nullableIso,
@@ -56,8 +62,9 @@ export const stepDecisionSchema = z.looseObject({
   phase: z.enum(Phase),
   done: z.boolean(),
   outcome: z.enum(['in-progress', 'fenced', 'unfenced', 'refused', 'failed', 'dry-run']),
-  reason: z.string().nullable(),
-  message: z.string(),
+  reason: z.string().max(64).nullable(),
+  // The step's own sentence; generous, since a refusal may list the nodes it counted.
+  message: z.string().max(16_384),
   waitSeconds: z.number().int().min(0),
 });
 
@@ -72,6 +79,10 @@ export const stepStateSchema = z
     attempts: z.object({ count: z.number().int().min(0) }).strict(),
     history: runHistorySchema.nullish().transform((h) => h ?? null),
     decision: stepDecisionSchema.nullish().transform((d) => d ?? null),
+    notification: z
+      .object({ subject: z.string().max(99) })
+      .strict()
+      .optional(),
   })
   .strict();
 export type StepState = z.infer<typeof stepStateSchema>;
@@ -81,7 +92,15 @@ export const runInputSchema = z
   .object({
     request: fenceRequestSchema,
     trigger: z
-      .object({ source: z.string(), eventId: z.string(), detail: z.string(), receivedAt: iso })
+      .object({
+        source: z.enum(TriggerSource),
+        eventId: z.string().min(1).max(TRIGGER_RECORD_LIMITS.eventId),
+        eventTime: iso.optional(),
+        detail: z.string().max(TRIGGER_RECORD_LIMITS.detail),
+        receivedAt: iso,
+        node: nodeName,
+        instanceId: z.string().max(64).optional(),
+      })
       .strict()
       .optional(),
   })

@@ -66,10 +66,16 @@ export class ProviderApiError extends FencerError {
   override readonly name = ErrorName.ProviderApi;
   /** The provider operation, e.g. `DescribeInstances`. */
   readonly operation: string | undefined;
+  /** The provider refused for load (throttling): the run backs off and says so (`ProviderThrottled`). */
+  readonly throttled: boolean;
 
-  constructor(message: string, options: FencerErrorOptions & { readonly operation?: string } = {}) {
+  constructor(
+    message: string,
+    options: FencerErrorOptions & { readonly operation?: string; readonly throttled?: boolean } = {},
+  ) {
     super(message, options);
     this.operation = options.operation;
+    this.throttled = options.throttled === true;
   }
 }
 

@@ -3,6 +3,7 @@
  * that turn them into at most one action per step. Imports nothing outside this folder.
  */
 export * from './action.js';
+export * from './blocklist.js';
 export * from './decide.js';
 export {
   Compliant,
@@ -25,5 +26,5 @@ export * from './request.js';
 export type { FenceContext, FenceRule } from './rules/context.js';
 export type { UnfenceContext, UnfenceRule } from './rules/unfence-context.js';
 export * from './strategy.js';
-export { CLAIM_TTL_SECONDS, PollSeconds } from './timing.js';
+export { CLAIM_TTL_SECONDS, ClaimTtlSeconds, PollSeconds } from './timing.js';
 export { UNFENCE_TABLE } from './unfence-table.js';

@@ -16,9 +16,23 @@ export const PollSeconds = {
 } as const;
 
 /**
- * How long a fencing claim lives without renewal, on the API server's clock. Every committed step
- * renews it; it must outlast the longest gap between two steps of a live run (a Wait state plus a
- * step's retries with back-off, see infra/constructs/fencing-workflow.ts, whose test checks it), or a
- * live run's slot could be taken mid-run. A run that died holds its slot this long.
+ * How long a fencing claim lives without renewal, on the API server's clock, by the kind of runner
+ * that holds it: each claim carries its own. Every committed step renews it; it must outlast the
+ * longest gap between two steps of a live run, or a live run's slot could be taken mid-run; a run that
+ * died holds its slot this long.
  */
-export const CLAIM_TTL_SECONDS = 900;
+export const ClaimTtlSeconds = {
+  /**
+   * A run in this process (the CLI): its waits are at most 30 s and a step ends within its budgets,
+   * so a minute and a half without renewal means the process is gone.
+   */
+  InProcess: 90,
+  /**
+   * A Step Functions run: a Wait state plus a step's retries with back-off (see
+   * infra/constructs/fencing-workflow.ts, whose test checks that they fit).
+   */
+  Workflow: 900,
+} as const;
+
+/** The TTL of a claim that does not carry its own: the longest, so it fails closed. */
+export const CLAIM_TTL_SECONDS = ClaimTtlSeconds.Workflow;

@@ -8,16 +8,30 @@ import type { AuditLog, Metrics } from '../ports/audit.js';
 
 export const SERVICE_NAME = 'kube-fencer';
 export const METRICS_NAMESPACE = 'KubeFencer';
+/** The dimension every fencer metric carries beside Powertools' `service`: one deployment may fence several clusters. */
+export const CLUSTER_DIMENSION = 'cluster';
+
+/** What the use cases and the adapters log through: the audit log plus `debug` (the adapters' detail). */
+export interface AppLogger extends AuditLog {
+  debug(message: string, fields?: Readonly<Record<string, unknown>>): void;
+}
+
+const SILENT: AppLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** The port's view of a Powertools logger. */
+const appLogger = (logger: Logger): AppLogger => ({
+  debug: (message, fields) => logger.debug(message, { ...fields }),
+  info: (message, fields) => logger.info(message, { ...fields }),
+  warn: (message, fields) => logger.warn(message, { ...fields }),
+  error: (message, fields) => logger.error(message, { ...fields }),
+});
 
 /** A JSON logger; `silent` for the CLI's default text mode, where the report is the output. */
-export function createLogger(options: { readonly level?: string; readonly silent?: boolean } = {}): AuditLog {
-  if (options.silent) return { info() {}, warn() {}, error() {} };
-  const logger = new Logger({ serviceName: SERVICE_NAME, logLevel: (options.level ?? 'INFO') as 'INFO' });
-  return {
-    info: (message, fields) => logger.info(message, { ...fields }),
-    warn: (message, fields) => logger.warn(message, { ...fields }),
-    error: (message, fields) => logger.error(message, { ...fields }),
-  };
+export function createLogger(
+  options: { readonly level?: string; readonly silent?: boolean } = {},
+): AppLogger {
+  if (options.silent) return SILENT;
+  return appLogger(new Logger({ serviceName: SERVICE_NAME, logLevel: (options.level ?? 'INFO') as 'INFO' }));
 }
 
 /** Counts in memory: for the CLI and tests, which report instead of publishing. */
@@ -37,23 +51,80 @@ export class InMemoryMetrics implements Metrics {
   }
 }
 
-/** CloudWatch metrics through Powertools (EMF); call `flush()` at the end of an invocation. */
-export function createCloudWatchMetrics(): Metrics & { flush(): void } {
-  const metrics = new PowertoolsMetrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
+type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
+
+/**
+ * The port's view of Powertools metrics: each datum is its own EMF record (its dimensions differ from
+ * the next one's), carrying the instance's default dimensions and `metadata` (searchable in the logs,
+ * not a dimension: a run id as a dimension would make a metric per run).
+ */
+function portMetrics(metrics: PowertoolsMetrics, metadata: () => Readonly<Record<string, string>>): Metrics {
   const single = (
     name: string,
-    unit: (typeof MetricUnit)[keyof typeof MetricUnit],
+    unit: Unit,
     value: number,
     dimensions: Readonly<Record<string, string>> = {},
   ) => {
     const m = metrics.singleMetric();
     for (const [k, v] of Object.entries(dimensions)) m.addDimension(k, v);
+    for (const [k, v] of Object.entries(metadata())) m.addMetadata(k, v);
     m.addMetric(name, unit, value);
   };
   return {
     count: (name, dimensions) => single(name, MetricUnit.Count, 1, dimensions),
     seconds: (name, value, dimensions) => single(name, MetricUnit.Seconds, value, dimensions),
     gauge: (name, value, dimensions) => single(name, MetricUnit.Count, value, dimensions),
-    flush: () => metrics.publishStoredMetrics(),
+  };
+}
+
+/** CloudWatch metrics through Powertools (EMF), without a cluster dimension: for benchmarks and tools. */
+export function createCloudWatchMetrics(): Metrics {
+  return portMetrics(
+    new PowertoolsMetrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }),
+    () => ({}),
+  );
+}
+
+/**
+ * Logging and metrics of one Lambda function: Powertools' Logger and Metrics (for the middy
+ * middlewares), the ports' views of them (for the use cases and adapters), and the keys of the current
+ * invocation (run id, event id), which go into every log line and every metric's metadata.
+ */
+export interface Telemetry {
+  readonly logger: Logger;
+  readonly metrics: PowertoolsMetrics;
+  readonly log: AppLogger;
+  readonly counters: Metrics;
+  /** Adds keys to every log line and metric of the current invocation; cleared by {@link Telemetry.endInvocation}. */
+  scope(keys: Readonly<Record<string, string>>): void;
+  endInvocation(): void;
+}
+
+/** The telemetry of a function serving `cluster`: the cluster is a key of every log line and a dimension of every metric. */
+export function createTelemetry(options: { readonly cluster: string; readonly level?: string }): Telemetry {
+  const logger = new Logger({
+    serviceName: SERVICE_NAME,
+    logLevel: (options.level ?? 'INFO') as 'INFO',
+    persistentKeys: { cluster: options.cluster },
+  });
+  const metrics = new PowertoolsMetrics({
+    namespace: METRICS_NAMESPACE,
+    serviceName: SERVICE_NAME,
+    defaultDimensions: { [CLUSTER_DIMENSION]: options.cluster },
+    logger,
+  });
+  let keys: Readonly<Record<string, string>> = {};
+  return {
+    logger,
+    metrics,
+    log: appLogger(logger),
+    counters: portMetrics(metrics, () => keys),
+    scope(more) {
+      keys = { ...keys, ...more };
+      logger.appendKeys(more);
+    },
+    endInvocation() {
+      keys = {};
+    },
   };
 }

@@ -16,15 +16,31 @@ export const TriggerSource = {
 } as const;
 export type TriggerSource = (typeof TriggerSource)[keyof typeof TriggerSource];
 
-/** What set a run off, kept in the execution's input for the audit trail. */
+/**
+ * Bounds of a trigger record: a run's input carries one record, whatever the event that started it
+ * (an AWS Health event may name thousands of instances; the record names one).
+ */
+export const TRIGGER_RECORD_LIMITS = {
+  /** EventBridge ids, schedule ids and Lambda request ids are UUIDs; a sweep prefixes its own. */
+  eventId: 128,
+  detail: 256,
+} as const;
+
+/** What set a run off, kept in the execution's input for the audit trail: this run's part of the event only. */
 export interface TriggerRecord {
   readonly source: TriggerSource;
-  /** The event's own id (EventBridge `id`, a schedule's time, a request id). */
+  /** The event's own id (EventBridge `id`, a schedule's event id, a request id). */
   readonly eventId: string;
-  /** One human line: which alarm, which Health event, which state change. */
+  /** When the event happened (EventBridge `time`), when the event says so (ISO 8601). */
+  readonly eventTime?: string;
+  /** One human line: which alarm, which Health event, which state change. At most 256 characters. */
   readonly detail: string;
   /** When the trigger was received (ISO 8601). */
   readonly receivedAt: string;
+  /** The node this run fences. */
+  readonly node: string;
+  /** The instance the event named for this node, for events that name instances. */
+  readonly instanceId?: string;
 }
 
 /** The input of one fencing run: the validated request and why it started. */

@@ -26,7 +26,7 @@ describe('re-entry', () => {
     await lab?.stop();
   });
 
-  // Up to 90 s of the killed run's claim, then the rerun and the recovery.
+  // Up to 90 s of the killed run's claim (a CLI run's TTL), then the rerun and the recovery.
   it('finishes the fence when a run is killed after the power-off and before the taint', {
     timeout: 480_000,
   }, async () => {

@@ -30,6 +30,10 @@ import { stateMachineDefinition, synth } from '../support/synth.js';
 import { statusCheckAlarm } from '../unit/functions/support/aws-events.js';
 
 type Json = Record<string, unknown>;
+
+const executionArn = (name: string) => `arn:aws:states:us-east-1:123456789012:execution:lab-fencing:${name}`;
+const consoleUrl = (name: string) =>
+  `https://console.aws.amazon.com/states/home?region=us-east-1#/v2/executions/details/${executionArn(name)}`;
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 
 const lambdaContext = {
@@ -63,7 +67,14 @@ describe('the synthesized fencing workflow, run by an ASL interpreter with the r
         },
         waitTimeOverrides: { [WorkflowState.Wait]: 2000 },
       },
-      context: { Execution: { Name: name, StartTime: new Date().toISOString(), Input: input as never } },
+      context: {
+        Execution: {
+          Id: executionArn(name),
+          Name: name,
+          StartTime: new Date().toISOString(),
+          Input: input as never,
+        },
+      },
     });
     const logging = (async () => {
       for await (const event of execution.eventLogs) {
@@ -160,7 +171,15 @@ describe('the synthesized fencing workflow, run by an ASL interpreter with the r
     await waitForRecovery(lab, app, 'node-a', 'node-b');
     expect((await attachmentsOf(lab, app.pvName)).get('node-b')?.status?.attached).toBe(true);
     expect(published.at(-1)).toMatchObject({
-      Message: { outcome: 'fenced', node: 'node-a', cluster: 'lab', runId: runName },
+      Subject: 'kube-fencer: fenced node-a in lab',
+      Message: {
+        outcome: 'fenced',
+        node: 'node-a',
+        cluster: 'lab',
+        runId: runName,
+        executionArn: executionArn(runName),
+        consoleUrl: consoleUrl(runName),
+      },
       MessageAttributes: { outcome: { StringValue: 'fenced' } },
     });
     // Taint, don't delete (safety.md rule 5): no VolumeAttachment or Node was deleted, nothing was forbidden.
@@ -173,18 +192,35 @@ describe('the synthesized fencing workflow, run by an ASL interpreter with the r
     expect(requests.filter((r) => r.responseStatus?.code === 403)).toEqual([]);
   });
 
-  it('ends a refused run in the Refused Fail state (RefusedError) after publishing the reason', async () => {
+  it('ends a refused run in the Refused success state with the reason as output, after publishing it as a refusal', async () => {
     const run = execute('lab-node-b-refused', { request: { node: 'node-b', cluster: 'lab' } });
 
-    await expect(run.result).rejects.toMatchObject({
-      name: 'ExecutionError',
-      cause: { name: 'RefusedError' },
-    });
+    const output = await run.result;
     await run.logging;
 
-    expect(run.visited.slice(-2)).toEqual([WorkflowState.Outcome, WorkflowState.Refused]);
+    expect(output).toEqual({
+      outcome: 'refused',
+      reason: 'NodeReady',
+      message: expect.stringContaining('Ready'),
+      phase: 'Refused',
+      node: 'node-b',
+      cluster: 'lab',
+      runId: 'lab-node-b-refused',
+    });
+    expect(run.visited.slice(-3)).toEqual([
+      WorkflowState.Outcome,
+      WorkflowState.RefusalReport,
+      WorkflowState.Refused,
+    ]);
     expect(published.at(-1)).toMatchObject({
-      Message: { outcome: 'refused', node: 'node-b', reason: 'NodeReady' },
+      Subject: 'kube-fencer: refused node-b (NodeReady) in lab',
+      Message: {
+        outcome: 'refused',
+        node: 'node-b',
+        reason: 'NodeReady',
+        consoleUrl: consoleUrl('lab-node-b-refused'),
+      },
+      MessageAttributes: { outcome: { StringValue: 'refused' } },
     });
   });
 
@@ -199,6 +235,10 @@ describe('the synthesized fencing workflow, run by an ASL interpreter with the r
 
     expect(run.visited.filter((s) => s === WorkflowState.Step)).toHaveLength(1);
     expect(run.visited.slice(-2)).toEqual([WorkflowState.PublishFailure, WorkflowState.StepFailed]);
-    expect(published.at(-1)).toMatchObject({ Message: { outcome: 'failed', error: 'ValidationError' } });
+    expect(published.at(-1)).toMatchObject({
+      Subject: 'kube-fencer failed lab-invalid',
+      Message: { outcome: 'failed', error: 'ValidationError', consoleUrl: consoleUrl('lab-invalid') },
+      MessageAttributes: { outcome: { StringValue: 'failed' } },
+    });
   });
 });

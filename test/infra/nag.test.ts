@@ -8,11 +8,22 @@ import { synth } from '../support/synth.js';
 
 const configurations = {
   'an EKS cluster': [{ name: 'prod', eks: {} }],
-  'a kubeconfig-secret cluster that may terminate': [
+  'a kubeconfig-secret cluster that may terminate, its secret under a customer key': [
     {
       name: 'edge',
       kubeconfigSecretArn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:kc-AbCdEf',
+      kubeconfigSecretKmsKeyArn:
+        'arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
       allowTerminate: true,
+    },
+  ],
+  'a private EKS cluster with status-check alarms and a remediating sweep': [
+    {
+      name: 'private',
+      eks: {},
+      vpc: { vpcId: 'vpc-0123456789abcdef0', subnetIds: ['subnet-0123456789abcdef0'] },
+      statusCheckAlarms: {},
+      sweep: { remediate: true },
     },
   ],
   'an EKS cluster whose RBAC the stack applies': [

@@ -1,6 +1,6 @@
 /** deploy/rbac.yaml: the groups the stack maps IAM roles to, and no more than the fencer needs. */
 import { describe, expect, it } from 'vitest';
-import { FENCER_GROUP, rbacManifests, TRIGGER_GROUP } from '../../infra/rbac.js';
+import { FENCER_GROUP, rbacManifests, SWEEP_GROUP, TRIGGER_GROUP } from '../../infra/rbac.js';
 
 type Rule = { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] };
 type Obj = {
@@ -68,5 +68,29 @@ describe('deploy/rbac.yaml', () => {
         verbs: ['get'],
       },
     ]);
+  });
+
+  it('gives the report-only sweep what it lists, read-only, and the claims as the triggers read them', () => {
+    const role = named('ClusterRole', 'kube-fencer-sweep');
+
+    expect([...new Set(role?.rules?.flatMap((r) => r.verbs))].sort()).toEqual(['get', 'list']);
+    expect(role?.rules?.flatMap((r) => r.resources).sort()).toEqual(
+      [
+        'csinodes',
+        'nodes',
+        'persistentvolumeclaims',
+        'persistentvolumes',
+        'pods',
+        'storageclasses',
+        'volumeattachments',
+      ].sort(),
+    );
+    expect(named('ClusterRoleBinding', 'kube-fencer-sweep')?.subjects).toEqual([
+      { apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: SWEEP_GROUP },
+    ]);
+    expect(named('RoleBinding', 'kube-fencer-sweep-claims')).toMatchObject({
+      roleRef: { name: 'kube-fencer-trigger-claims' },
+      subjects: [{ kind: 'Group', name: SWEEP_GROUP }],
+    });
   });
 });

@@ -26,4 +26,23 @@ describe('RUNBOOK.md', () => {
     expect(wait).toBeGreaterThan(stop);
     expect(taint).toBeGreaterThan(wait);
   });
+
+  it('fences by hand on Alibaba with the proof first: force stop, wait for Stopped, and only then taint', () => {
+    const stop = runbook.indexOf('aliyun ecs StopInstance --InstanceId "$INSTANCE" --ForceStop true');
+    const wait = runbook.indexOf("--waiter expr='Instances.Instance[0].Status' to=Stopped");
+    const taint = runbook.indexOf(
+      'kubectl taint nodes "$NODE" node.kubernetes.io/out-of-service=nodeshutdown:NoExecute\n',
+      wait,
+    );
+
+    expect(stop).toBeGreaterThan(0);
+    expect(wait).toBeGreaterThan(stop);
+    expect(taint).toBeGreaterThan(wait);
+  });
+
+  it('scopes the RAM policy’s stop to the cluster’s instances with an acs:ResourceTag condition', () => {
+    expect(runbook).toMatch(
+      /"Action": \["ecs:StopInstance", "ecs:StopInstances"\],\s+"Resource": "acs:ecs:\*:\*:instance\/\*",\s+"Condition": \{ "StringEquals": \{ "acs:ResourceTag\/ack.aliyun.com"/,
+    );
+  });
 });

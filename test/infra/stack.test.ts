@@ -65,9 +65,8 @@ describe('IAM', () => {
     expect(wild).toEqual([
       expect.objectContaining({
         Action: 'kms:*',
-        Principal: {
-          AWS: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::123456789012:root']] },
-        },
+        // The partition is a literal: the stack's region is known and cdk.json enables partition literals.
+        Principal: { AWS: 'arn:aws:iam::123456789012:root' },
       }),
     ]);
   });
@@ -249,7 +248,7 @@ describe('encryption and the outcomes topic', () => {
 });
 
 describe('EKS access', () => {
-  it('maps the step function’s role to kube-fencer and the triggers’ roles to kube-fencer-trigger', () => {
+  it('maps the step function’s role to kube-fencer, the triggers’ to kube-fencer-trigger and the report-only sweep’s to kube-fencer-sweep', () => {
     const entries = Object.values(template.findResources('AWS::EKS::AccessEntry')).map(
       (r) =>
         (
@@ -274,7 +273,7 @@ describe('EKS access', () => {
       ['Clusterprodeventrouter', ['kube-fencer-trigger'], 'prod'],
       ['Clusterprodhealthcheck', ['kube-fencer-trigger'], 'prod'],
       ['Clusterprodmanual', ['kube-fencer-trigger'], 'prod'],
-      ['Clusterprodsweep', ['kube-fencer-trigger'], 'prod'],
+      ['Clusterprodsweep', ['kube-fencer-sweep'], 'prod'],
     ]);
   });
 
@@ -302,24 +301,47 @@ describe('EKS access', () => {
 
 describe('alarms and dashboard', () => {
   it.each([
-    ['failed fencings', 'FencingRuns', { outcome: 'failed' }],
-    ['refusals', 'FencingRuns', { outcome: 'refused' }],
-    ['stuck VolumeAttachments', 'FencingReasons', { reason: 'DrainNotComplete' }],
-    ['a stand-down for too many unhealthy nodes', 'FencingReasons', { reason: 'TooManyUnhealthy' }],
-  ])('alarms on %s (KubeFencer/%s) and notifies the topic', (_name, metric, dimension) => {
-    const [[key, value]] = Object.entries(dimension) as [[string, string]];
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'KubeFencer',
-      MetricName: metric,
-      Dimensions: [
-        { Name: key, Value: value },
-        { Name: 'service', Value: 'kube-fencer' },
-      ],
-      Threshold: 1,
-      TreatMissingData: 'notBreaching',
-      AlarmActions: [{ Ref: Match.stringLikeRegexp('^Outcomes') }],
-    });
-  });
+    ['failed fencings', 'FailedFencings', 'FencingRuns', { outcome: 'failed' }],
+    ['refusals', 'Refusals', 'FencingRuns', { outcome: 'refused' }],
+    ['stuck VolumeAttachments', 'StuckVolumeAttachments', 'FencingReasons', { reason: 'DrainNotComplete' }],
+    [
+      'a stand-down for too many unhealthy nodes',
+      'TooManyUnhealthy',
+      'FencingReasons',
+      { reason: 'TooManyUnhealthy' },
+    ],
+    [
+      'an event naming too many nodes',
+      'TooManyNodesInEvent',
+      'FencingReasons',
+      { reason: 'TooManyNodesInEvent' },
+    ],
+  ])(
+    'alarms on %s of the cluster (KubeFencer/%s) and notifies the topic',
+    (_name, alarm, metric, dimension) => {
+      const [[key, value]] = Object.entries(dimension) as [[string, string]];
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        AlarmName: `KubeFencer-prod-${alarm}`,
+        Namespace: 'KubeFencer',
+        MetricName: metric,
+        Threshold: 1,
+        TreatMissingData: 'notBreaching',
+        AlarmActions: [{ Ref: Match.stringLikeRegexp('^Outcomes') }],
+      });
+      const found = Object.values(template.findResources('AWS::CloudWatch::Alarm')).find(
+        (a) =>
+          (a as { Properties: { AlarmName: string } }).Properties.AlarmName === `KubeFencer-prod-${alarm}`,
+      ) as { Properties: { Dimensions: { Name: string; Value: string }[] } };
+      const byName = (a: { Name: string }, b: { Name: string }) => a.Name.localeCompare(b.Name);
+      expect([...found.Properties.Dimensions].sort(byName)).toEqual(
+        [
+          { Name: key, Value: value },
+          { Name: 'cluster', Value: 'prod' },
+          { Name: 'service', Value: 'kube-fencer' },
+        ].sort(byName),
+      );
+    },
+  );
 
   it('alarms on workflow runs that fail or time out', () => {
     for (const metric of ['ExecutionsFailed', 'ExecutionsTimedOut']) {

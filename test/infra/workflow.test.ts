@@ -121,25 +121,58 @@ describe('the fencing workflow', () => {
     });
   });
 
-  it('publishes every ending to the outcomes topic, then ends by outcome: fenced succeeds, refused and failed fail by name', () => {
+  it('publishes every ending to the outcomes topic with a subject and the execution’s console link', () => {
     for (const name of [S.PublishOutcome, S.PublishFailure]) {
       expect(states[name]).toMatchObject({
         Type: 'Task',
         Resource: 'arn:aws:states:::sns:publish',
-        Parameters: { TopicArn: expect.stringMatching(/:Outcomes/) },
+        Parameters: {
+          TopicArn: expect.stringMatching(/:Outcomes/),
+          Message: {
+            'executionArn.$': '$$.Execution.Id',
+            'consoleUrl.$':
+              "States.Format('https://console.aws.amazon.com/states/home?region=us-east-1#/v2/executions/details/{}', $$.Execution.Id)",
+          },
+        },
         ResultPath: null,
       });
     }
     expect(states[S.PublishOutcome]).toMatchObject({
-      Parameters: { Message: { 'outcome.$': '$.decision.outcome', 'reason.$': '$.decision.reason' } },
+      Parameters: {
+        'Subject.$': '$.notification.subject',
+        Message: { 'outcome.$': '$.decision.outcome', 'reason.$': '$.decision.reason' },
+      },
       Next: S.Outcome,
     });
-    expect(states[S.Fenced]).toEqual({ Type: 'Succeed' });
-    expect(states[S.Refused]).toEqual({
-      Type: 'Fail',
-      Error: 'RefusedError',
-      CausePath: '$.decision.message',
+    // The step did not return: the execution's name (at most 80 characters) keeps the subject under 100.
+    expect(states[S.PublishFailure]).toMatchObject({
+      Parameters: { 'Subject.$': "States.Format('kube-fencer failed {}', $$.Execution.Name)" },
     });
+  });
+
+  it('ends a fenced run in Fenced and a refused one in Refused, both successes; only a failure fails the execution', () => {
+    expect(states[S.Outcome]).toMatchObject({
+      Choices: [
+        expect.objectContaining({ Next: S.Fenced }),
+        { Variable: '$.decision.outcome', StringEquals: 'refused', Next: S.RefusalReport },
+      ],
+      Default: S.Failed,
+    });
+    expect(states[S.Fenced]).toEqual({ Type: 'Succeed' });
+    expect(states[S.RefusalReport]).toEqual({
+      Type: 'Pass',
+      Parameters: {
+        outcome: 'refused',
+        'reason.$': '$.decision.reason',
+        'message.$': '$.decision.message',
+        'phase.$': '$.decision.phase',
+        'node.$': '$.request.node',
+        'cluster.$': '$.request.cluster',
+        'runId.$': '$.run.id',
+      },
+      Next: S.Refused,
+    });
+    expect(states[S.Refused]).toEqual({ Type: 'Succeed' });
     expect(states[S.Failed]).toEqual({
       Type: 'Fail',
       Error: 'FencingFailed',

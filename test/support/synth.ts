@@ -2,6 +2,7 @@
  * Synthesizes the kube-fencer stack in-process for tests, and turns the state machine's
  * DefinitionString (an Fn::Join over Refs and GetAtts) into the ASL JSON it deploys as.
  */
+import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { parseClusters } from '../../infra/config.js';
@@ -10,9 +11,18 @@ import { KubeFencerStack } from '../../infra/fencer-stack.js';
 export const TEST_ACCOUNT = '123456789012';
 export const TEST_REGION = 'us-east-1';
 
+/** The app's context in cdk.json: its feature flags, so tests synthesize what `cdk synth` does. */
+export const CDK_JSON_CONTEXT = (
+  JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
+    context: Record<string, unknown>;
+  }
+).context;
+
 /** Synthesizes with the given cluster configs (raw, as in cdk.json). Bundling is skipped unless asked for. */
 export function synth(clusters: unknown[], options: { bundle?: boolean } = {}) {
-  const app = new App({ context: options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({
+    context: { ...CDK_JSON_CONTEXT, ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },
+  });
   const stack = new KubeFencerStack(app, 'KubeFencer', {
     clusters: parseClusters(clusters),
     env: { account: TEST_ACCOUNT, region: TEST_REGION },
@@ -22,8 +32,14 @@ export function synth(clusters: unknown[], options: { bundle?: boolean } = {}) {
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-/** A placeholder for a CloudFormation token: a plausible ARN for GetAtt/Ref of a resource. */
-function placeholder(token: Record<string, Json>, resources: Record<string, { Type: string }>): string {
+type Mappings = Record<string, Record<string, Record<string, string>>>;
+
+/** A placeholder for a CloudFormation token: a pseudo parameter, a mapping's value, a plausible ARN for GetAtt/Ref. */
+function placeholder(
+  token: Record<string, Json>,
+  resources: Record<string, { Type: string }>,
+  mappings: Mappings = {},
+): string {
   const pseudo: Record<string, string> = {
     'AWS::Partition': 'aws',
     'AWS::Region': TEST_REGION,
@@ -32,6 +48,14 @@ function placeholder(token: Record<string, Json>, resources: Record<string, { Ty
   };
   const ref = token.Ref as string | undefined;
   if (ref && pseudo[ref]) return pseudo[ref];
+  const inMap = token['Fn::FindInMap'] as [string, Json, string] | undefined;
+  if (inMap) {
+    const [map, key, attribute] = inMap;
+    const top = typeof key === 'string' ? key : placeholder(key as Record<string, Json>, resources, mappings);
+    const value = mappings[map]?.[top]?.[attribute];
+    if (value === undefined) throw new Error(`no mapping value for ${JSON.stringify(token)}`);
+    return value;
+  }
   const id = ref ?? (token['Fn::GetAtt'] as string[] | undefined)?.[0];
   const type = id ? resources[id]?.Type : undefined;
   switch (type) {
@@ -51,6 +75,7 @@ export function stateMachineDefinition(
 ): Record<string, Json> {
   const json = template.toJSON() as {
     Resources: Record<string, { Type: string; Properties: Record<string, Json> }>;
+    Mappings?: Mappings;
   };
   const machines = Object.entries(json.Resources).filter(
     ([id, r]) =>
@@ -64,7 +89,9 @@ export function stateMachineDefinition(
       ? definition
       : ((definition as { 'Fn::Join': [string, Json[]] })['Fn::Join'][1] ?? [])
           .map((part) =>
-            typeof part === 'string' ? part : placeholder(part as Record<string, Json>, json.Resources),
+            typeof part === 'string'
+              ? part
+              : placeholder(part as Record<string, Json>, json.Resources, json.Mappings),
           )
           .join('');
   return JSON.parse(text) as Record<string, Json>;

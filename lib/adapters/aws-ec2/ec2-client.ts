@@ -1,15 +1,19 @@
 import { EC2Client, type EC2ClientConfig } from '@aws-sdk/client-ec2';
 
 /**
- * Retry and timeout defaults for the fencer's EC2 client. Retries are the SDK's own: `adaptive`
- * backs off exponentially with jitter on throttling and transient (5xx, network, timeout) errors
- * and also rate-limits the client after throttling, which matters when a sweep fans out.
+ * Retry and timeout defaults for the fencer's EC2 client. Retries are the SDK's own `standard` mode
+ * (exponential backoff with jitter on throttling and transient errors): its delays are bounded, so one
+ * call's worst case is known and stays within a fencing step's budget; `adaptive` mode may also hold a
+ * request back in its client-side rate limiter, for a time nobody bounds. Three attempts: a step that
+ * still fails is retried by the workflow from a fresh observation, which is safe (safety.md rule 7).
+ * test/infra/timeouts.test.ts checks attempts × (connection + request timeout) + backoff against the
+ * step function's timeout.
  */
 export const EC2_CLIENT_DEFAULTS = {
-  maxAttempts: 5,
-  retryMode: 'adaptive',
+  maxAttempts: 3,
+  retryMode: 'standard',
   // A fencing step has a deadline: a hung connection must fail (and be retried), not wait forever.
-  requestHandler: { connectionTimeout: 3_000, requestTimeout: 15_000 },
+  requestHandler: { connectionTimeout: 2_000, requestTimeout: 8_000 },
 } as const satisfies Partial<EC2ClientConfig>;
 
 /**

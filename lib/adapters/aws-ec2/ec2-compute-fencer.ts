@@ -44,7 +44,7 @@ export interface Ec2ComputeFencerProps {
   readonly region: string;
   /**
    * The SDK client, injected by the composition root (or a test).
-   * @default createEc2Client(region): adaptive retries, 5 attempts
+   * @default createEc2Client(region): standard retries, 3 attempts, bounded timeouts
    */
   readonly client?: EC2Client;
   /**

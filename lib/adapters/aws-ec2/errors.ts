@@ -35,6 +35,8 @@ export interface ProviderApiErrorDetails {
   readonly attempts?: number;
   /** Whether trying the step again later may succeed (throttling, 5xx, network, state races). */
   readonly retryable: boolean;
+  /** EC2 refused for load (RequestLimitExceeded and the like). */
+  readonly throttled?: boolean;
 }
 
 /**
@@ -52,7 +54,7 @@ export class ProviderApiError extends DomainProviderApiError {
   constructor(details: ProviderApiErrorDetails, message: string, options?: ErrorOptions) {
     super(
       `EC2 ${details.operation}${details.instanceId ? ` for ${details.instanceId}` : ''} failed: ${details.code}: ${message}`,
-      { operation: details.operation, cause: options?.cause },
+      { operation: details.operation, cause: options?.cause, throttled: details.throttled },
     );
     this.operation = details.operation;
     this.code = details.code;

@@ -48,6 +48,8 @@ export const toProviderApiError = (
       httpStatus: shape.$metadata?.httpStatusCode,
       attempts: shape.$metadata?.attempts,
       retryable: isRetryable(error),
+      throttled:
+        error instanceof Error && isThrottlingError(error as Parameters<typeof isThrottlingError>[0]),
     },
     shape.message ?? String(error),
     { cause: error },

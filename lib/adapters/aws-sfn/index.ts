@@ -1,2 +1,2 @@
 /** AWS Step Functions implementation of the Workflow port. */
-export { executionArn, SfnWorkflow, type SfnWorkflowProps } from './sfn-workflow.js';
+export { executionArn, SFN_CLIENT_DEFAULTS, SfnWorkflow, type SfnWorkflowProps } from './sfn-workflow.js';

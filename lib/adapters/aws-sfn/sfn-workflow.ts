@@ -8,14 +8,25 @@ import {
   ExecutionAlreadyExists,
   type ExecutionStatus,
   SFNClient,
+  type SFNClientConfig,
   StartExecutionCommand,
 } from '@aws-sdk/client-sfn';
 import { ProviderApiError } from '../../domain/errors.js';
 import type { ExistingRunStatus, FenceRunInput, StartResult, Workflow } from '../../ports/workflow.js';
 
+/**
+ * A trigger's Step Functions client: bounded attempts, each bounded, so a trigger that cannot start a
+ * run fails well within its timeout and the event is delivered again (test/infra/timeouts.test.ts).
+ */
+export const SFN_CLIENT_DEFAULTS = {
+  maxAttempts: 3,
+  retryMode: 'standard',
+  requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 },
+} as const satisfies Partial<SFNClientConfig>;
+
 export interface SfnWorkflowProps {
   readonly stateMachineArn: string;
-  /** @default a client for the state machine's region, 5 attempts */
+  /** @default a client for the state machine's region with {@link SFN_CLIENT_DEFAULTS} */
   readonly client?: SFNClient;
 }
 
@@ -40,7 +51,7 @@ export class SfnWorkflow implements Workflow {
   constructor(props: SfnWorkflowProps) {
     this.#stateMachineArn = props.stateMachineArn;
     const region = props.stateMachineArn.split(':')[3];
-    this.#client = props.client ?? new SFNClient({ region, maxAttempts: 5 });
+    this.#client = props.client ?? new SFNClient({ ...SFN_CLIENT_DEFAULTS, region });
   }
 
   async start(name: string, input: FenceRunInput): Promise<StartResult> {

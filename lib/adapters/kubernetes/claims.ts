@@ -21,21 +21,30 @@ export interface Claim {
   readonly runId: string;
   /** Last claim or renewal on the API server's clock, ISO 8601. */
   readonly renewedAt: string;
+  /** How long the holder may go without renewing (its runner's longest gap between steps). */
+  readonly ttlSeconds?: number;
 }
 
 /** Claims by node name. */
 export type Claims = Readonly<Record<string, Claim>>;
 
-/** The cluster's in-flight limit and how long a claim lives without renewal. */
+/** The cluster's in-flight limit, and how long the new claim lives without renewal. */
 export interface ClaimLimits {
   readonly maxInFlight: number;
+  /** The claimant's TTL; other claims are judged on their own (this one for those without). */
   readonly ttlSeconds: number;
 }
 
 const isClaim = (value: unknown): value is Claim => {
   if (typeof value !== 'object' || value === null) return false;
-  const { runId, renewedAt } = value as Record<string, unknown>;
-  return typeof runId === 'string' && typeof renewedAt === 'string' && !Number.isNaN(Date.parse(renewedAt));
+  const { runId, renewedAt, ttlSeconds } = value as Record<string, unknown>;
+  const ttlOk = ttlSeconds === undefined || (typeof ttlSeconds === 'number' && ttlSeconds > 0);
+  return (
+    typeof runId === 'string' &&
+    typeof renewedAt === 'string' &&
+    !Number.isNaN(Date.parse(renewedAt)) &&
+    ttlOk
+  );
 };
 
 /**
@@ -62,7 +71,11 @@ export const parseClaims = (text: string | undefined, where: string): Claims => 
         `${where}: annotation ${CLAIMS_ANNOTATION} has a malformed claim for ${node}: ${JSON.stringify(claim)}`,
       );
     }
-    claims[node] = { runId: claim.runId, renewedAt: claim.renewedAt };
+    claims[node] = {
+      runId: claim.runId,
+      renewedAt: claim.renewedAt,
+      ...(claim.ttlSeconds === undefined ? {} : { ttlSeconds: claim.ttlSeconds }),
+    };
   }
   return claims;
 };
@@ -85,14 +98,15 @@ export const serializeClaims = (claims: Claims): string =>
   JSON.stringify(Object.fromEntries(Object.entries(claims).sort(([a], [b]) => a.localeCompare(b))));
 
 /**
- * The claims renewed within the last `ttlSeconds` of server time. A claim dated after the server's
- * now is live: it can only come from a writer that did not use the server's clock, and failing closed
- * (keeping the slot taken) is the safe side.
+ * The claims renewed within their TTL of server time (`fallbackTtlSeconds` for a claim that does not
+ * carry one). A claim dated after the server's now is live: it can only come from a writer that did
+ * not use the server's clock, and failing closed (keeping the slot taken) is the safe side.
  */
-export const liveClaims = (claims: Claims, serverNow: Date, ttlSeconds: number): Claims =>
+export const liveClaims = (claims: Claims, serverNow: Date, fallbackTtlSeconds: number): Claims =>
   Object.fromEntries(
     Object.entries(claims).filter(
-      ([, claim]) => serverNow.getTime() - Date.parse(claim.renewedAt) < ttlSeconds * 1000,
+      ([, claim]) =>
+        serverNow.getTime() - Date.parse(claim.renewedAt) < (claim.ttlSeconds ?? fallbackTtlSeconds) * 1000,
     ),
   );
 
@@ -123,7 +137,8 @@ export const decideClaim = (
   if (!existing && Object.keys(live).length >= limits.maxInFlight) {
     return { result: { granted: false, reason: 'in-flight-limit', inFlight: Object.keys(live).sort() } };
   }
-  const next: Claims = { ...live, [node]: { runId, renewedAt: serverNow.toISOString() } };
+  const claim: Claim = { runId, renewedAt: serverNow.toISOString(), ttlSeconds: limits.ttlSeconds };
+  const next: Claims = { ...live, [node]: claim };
   return { result: { granted: true, inFlight: Object.keys(next).sort() }, next };
 };
 

@@ -16,6 +16,7 @@ import type {
 import type { ComputeFencer } from '../../ports/compute-fencer.js';
 import type { FencerDeps } from '../deps.js';
 import { parseFenceRecord } from '../observe.js';
+import { DRIVER_PROVIDER_IDS } from '../sweep/provider-check.js';
 
 /** Events shown per object. */
 const EVENTS_PER_OBJECT = 10;
@@ -89,8 +90,8 @@ export class Chain {
 
   /** Where the provider says a PV's disk is attached; null when there is no way to ask. */
   async disk(pv: PersistentVolumeView, fencer: ComputeFencer | null): Promise<DiskFact | null> {
-    const route =
-      fencer ?? (pv.driver === 'ebs.csi.aws.com' ? this.deps.compute.forProviderId('aws:///') : null);
+    const hint = pv.driver ? DRIVER_PROVIDER_IDS[pv.driver] : undefined;
+    const route = fencer ?? (hint ? this.deps.compute.forProviderId(hint) : null);
     if (!pv.volumeHandle || !route?.describeDisks) return null;
     try {
       const answer = await route.describeDisks([pv.volumeHandle], { maxCalls: 3 });

@@ -14,9 +14,10 @@ import type { FencerDeps } from '../deps.js';
 import { mapBounded } from './bounded.js';
 
 /** Drivers whose disks belong to a provider, for disks no machine hint routes (the node is gone). */
-const DRIVER_PROVIDER_IDS: Readonly<Record<string, string>> = {
+export const DRIVER_PROVIDER_IDS: Readonly<Record<string, string>> = {
   'ebs.csi.aws.com': 'aws:///',
   'kubernetes.io/aws-ebs': 'aws:///',
+  'diskplugin.csi.alibabacloud.com': 'alicloud://',
 };
 
 interface ProviderWork {

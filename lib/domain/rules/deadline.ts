@@ -35,11 +35,20 @@ export function deadlineOf(ctx: FenceContext): Deadline {
   return { at: started + limits.powerOffDeadlineSeconds * 1000, reason: Reason.ProviderApiError };
 }
 
-/** A failure when the current deadline has passed, else `null`. */
-export function expired(ctx: FenceContext, evidence: readonly string[] = []): Outcome | null {
+/**
+ * A failure when the current deadline has passed, else `null`. Before the commitment the deadline is
+ * the provider's to answer by; when the step knows why it did not (`cause`, e.g. throttling), the
+ * failure names that.
+ */
+export function expired(
+  ctx: FenceContext,
+  evidence: readonly string[] = [],
+  cause: Reason | null = null,
+): Outcome | null {
   const deadline = deadlineOf(ctx);
   if (ctx.now <= deadline.at) return null;
-  return halt(Phase.Failed, deadline.reason, [...evidence, `deadline was ${isoAt(deadline.at)}`]);
+  const reason = deadline.reason === Reason.ProviderApiError && cause !== null ? cause : deadline.reason;
+  return halt(Phase.Failed, reason, [...evidence, `deadline was ${isoAt(deadline.at)}`]);
 }
 
 /** Wait and look again, unless the deadline has passed. */
@@ -50,4 +59,5 @@ export const waitOrExpire = (
   message: string,
   evidence: readonly string[] = [],
   reason: Reason | null = null,
-): Outcome => expired(ctx, [message, ...evidence]) ?? wait(phase, waitSeconds, message, evidence, reason);
+): Outcome =>
+  expired(ctx, [message, ...evidence], reason) ?? wait(phase, waitSeconds, message, evidence, reason);

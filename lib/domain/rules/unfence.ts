@@ -64,12 +64,21 @@ export const taintOwned: UnfenceRule = {
   check: (ctx) => {
     const { node, taints } = ctx;
     if (node === null || taints === null || taints.ours !== null) return NotApplicable;
-    if (taints.foreign.length > 0) {
+    const others = taints.foreign.map(describeTaint).join(', ');
+    // This run removed the fencer's taint: done, whatever others' taints stay (they are theirs).
+    const removedByThisRun = ctx.history.steps.some((step) => step.action === ActionKind.RemoveTaint);
+    if (taints.foreign.length > 0 && !removedByThisRun) {
       return halt(Phase.Refused, Reason.TaintNotOwned, [
-        `node ${node.name} carries ${taints.foreign.map(describeTaint).join(', ')}, which the fencer did not add`,
+        `node ${node.name} carries ${others}, which the fencer did not add`,
       ]);
     }
-    return act(Phase.Unfenced, null, `Node ${node.name} carries no out-of-service taint of the fencer's.`);
+    const still =
+      taints.foreign.length > 0 ? ` It still carries ${others}, which is not the fencer's to remove.` : '';
+    return act(
+      Phase.Unfenced,
+      null,
+      `Node ${node.name} carries no out-of-service taint of the fencer's.${still}`,
+    );
   },
 };
 

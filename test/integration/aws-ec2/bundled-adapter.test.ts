@@ -35,7 +35,9 @@ beforeAll(async () => {
   runDir = mkdtempSync(join(tmpdir(), 'kube-fencer-bundled-ec2-'));
   const outfile = join(runDir, 'ec2-adapter.mjs');
   const metafile = await bundle(REPO_ROOT, join('lib', 'adapters', 'aws-ec2', 'index.ts'), outfile);
-  schemaBytesInBundle = Object.values(metafile.outputs)[0]?.inputs[SCHEMAS]?.bytesInOutput ?? Number.NaN;
+  // The bundle, not its source map (written beside it).
+  const output = Object.entries(metafile.outputs).find(([path]) => path.endsWith('.mjs'))?.[1];
+  schemaBytesInBundle = output?.inputs[SCHEMAS]?.bytesInOutput ?? Number.NaN;
   bundled = (await import(outfile)) as typeof Ec2Adapter;
   emulator = await startEc2Emulator({ runDir });
   client = ec2ClientFor(emulator);

@@ -85,7 +85,9 @@ describe('claimFencing', () => {
       .makeApiClient(CoordinationV1Api)
       .readNamespacedLease({ name: leaseName, namespace: 'kube-system' });
     const claims = JSON.parse(lease.metadata?.annotations?.[CLAIMS_ANNOTATION] ?? '{}');
-    expect(claims).toStrictEqual({ 'node-b': { runId: 'run-1', renewedAt: expect.any(String) } });
+    expect(claims).toStrictEqual({
+      'node-b': { runId: 'run-1', renewedAt: expect.any(String), ttlSeconds: TEN_MINUTES },
+    });
   });
 
   it('renews the claim of the same run, and refuses another run on that node', async () => {
@@ -246,16 +248,30 @@ describe('listFencingClaims', () => {
     await cluster.claimFencing('node-a', 'run-1', TTL);
 
     // Act
-    const claims = await cluster?.listFencingClaims(TEN_MINUTES);
-    const afterTtl = await cluster?.listFencingClaims(0);
+    const claims = await cluster.listFencingClaims(TEN_MINUTES);
 
     // Assess
     expect(none.claims).toStrictEqual([]);
-    expect(claims?.claims).toStrictEqual([
+    expect(claims.claims).toStrictEqual([
       { node: 'node-a', runId: 'run-1', renewedAt: expect.any(String) },
       { node: 'node-b', runId: 'run-2', renewedAt: expect.any(String) },
     ]);
-    expect(claims?.maxInFlight).toBe(3);
-    expect(afterTtl?.claims).toStrictEqual([]);
+    expect(claims.maxInFlight).toBe(3);
+  });
+
+  it('ages each claim by the TTL it was taken with, on the server clock, whatever TTL the reader passes', async () => {
+    // Prepare: one claim that lives a second, one that lives ten minutes.
+    const leaseName = unique('claims');
+    const cluster = new KubeCluster(lab.endpoint, { leaseName });
+    await cluster.setMaxInFlight(3);
+    await cluster.claimFencing('node-short', 'run-1', { ttlSeconds: 1 });
+    await cluster.claimFencing('node-long', 'run-2', TTL);
+
+    // Act: the server's Date header has one-second resolution, so wait past two of its seconds.
+    await sleep(2_200);
+    const afterShortTtl = await cluster.listFencingClaims(0);
+
+    // Assess
+    expect(afterShortTtl.claims.map((c) => c.node)).toStrictEqual(['node-long']);
   });
 });

@@ -58,4 +58,21 @@ describe('parseLambdaSettings', () => {
   ])('fails at cold start on %s', (_name, env) => {
     expect(() => parseLambdaSettings(env)).toThrow();
   });
+
+  it('caps the runs one event may start at the deployment’s setting, 10 when unset, and refuses 0 or a fleet’s worth', () => {
+    expect(parseLambdaSettings(base).maxRunsPerEvent).toBe(10);
+    expect(parseLambdaSettings({ ...base, [ENV.maxRunsPerEvent]: '25' }).maxRunsPerEvent).toBe(25);
+    for (const bad of ['0', '1001', 'ten']) {
+      expect(() => parseLambdaSettings({ ...base, [ENV.maxRunsPerEvent]: bad })).toThrow();
+    }
+  });
+
+  it('refuses settings longer than any real one, at cold start', () => {
+    expect(() =>
+      parseLambdaSettings({ ...base, [ENV.requestDefaults]: `{"x":"${'a'.repeat(20_000)}"}` }),
+    ).toThrow();
+    expect(() =>
+      parseLambdaSettings({ ...base, [ENV.stateMachineArn]: `arn:${'a'.repeat(3000)}` }),
+    ).toThrow();
+  });
 });

@@ -167,3 +167,23 @@ describe('confirm-off (safety.md 1)', () => {
     });
   });
 });
+
+describe('power-observed under throttling (safety.md 9)', () => {
+  const throttled = { ...fault('Rate exceeded'), throttled: true };
+
+  it('waits with its own reason while the provider throttles', () => {
+    expect(checkFence(powerObserved, { power: throttled })).toMatchObject({
+      phase: 'Assess',
+      reason: 'ProviderThrottled',
+      action: null,
+      waitSeconds: 10,
+    });
+  });
+
+  it('fails naming the throttling once the provider had until the deadline to answer', () => {
+    expect(checkFence(powerObserved, { at: 301, power: throttled })).toMatchObject({
+      phase: 'Failed',
+      reason: 'ProviderThrottled',
+    });
+  });
+});

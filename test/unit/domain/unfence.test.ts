@@ -220,6 +220,30 @@ describe('remove-taint (safety.md 6)', () => {
 });
 
 describe('decideUnfence', () => {
+  it('reports Unfenced once it removed its own taint, leaving a NoSchedule one someone else added', () => {
+    const theirs = { ...THEIR_TAINT, effect: 'NoSchedule' };
+    const node = taintedNode({
+      ready: 'True',
+      resourceVersion: '2000',
+      outOfServiceTaints: [OUR_TAINT, theirs],
+    });
+    const first = decideUnfence(observe({ ...back, node }), anUnfenceRequest(), freshHistory());
+    expect(first).toMatchObject({ action: { kind: 'remove-taint', taint: OUR_TAINT } });
+    const after = {
+      ready: 'True',
+      resourceVersion: '2001',
+      outOfServiceTaints: [theirs],
+      fenceRecord: null,
+    } as const;
+    const second = decideUnfence(
+      observe({ ...back, at: 601, node: after }),
+      anUnfenceRequest(),
+      first.history,
+    );
+    expect(second).toMatchObject({ phase: 'Unfenced', done: true, action: null });
+    expect(second.message).toContain('not the fencer');
+  });
+
   it('clears a stale record, then refuses the taint someone else added since (it stays)', () => {
     const node = { ready: 'True', outOfServiceTaints: [THEIR_TAINT], fenceRecord: OUR_RECORD } as const;
     const first = decideUnfence(observe({ ...back, node }), anUnfenceRequest(), freshHistory());

@@ -20,6 +20,10 @@ const world = {
 };
 let fake = fakeDeps(world);
 
+vi.mock('../../../functions/shared/connection.js', async () => {
+  const { createTelemetry } = await import('../../../lib/observability/index.js');
+  return { telemetry: createTelemetry({ cluster: 'prod', level: 'SILENT' }) };
+});
 vi.mock('../../../functions/shared/trigger-runtime.js', () => ({
   triggerDeps: async () => fake.deps,
   triggerSettings: { cluster: 'prod', requestDefaults: REQUEST_DEFAULTS },

@@ -13,12 +13,16 @@ const world = {
   providerCalls: { instances: 0, disks: 0 },
 };
 
-vi.mock('../../../functions/shared/connection.js', () => ({
-  settings: {
-    cluster: 'prod',
-    requestDefaults: { limits: { maxUnhealthyNodes: 3, maxUnhealthyFraction: 0.4 } },
-  },
-}));
+vi.mock('../../../functions/shared/connection.js', async () => {
+  const { createTelemetry } = await import('../../../lib/observability/index.js');
+  return {
+    settings: {
+      cluster: 'prod',
+      requestDefaults: { limits: { maxUnhealthyNodes: 3, maxUnhealthyFraction: 0.4 } },
+    },
+    telemetry: createTelemetry({ cluster: 'prod', level: 'SILENT' }),
+  };
+});
 vi.mock('../../../functions/shared/step-runtime.js', () => ({ fencerDeps: async () => fakeDeps(world) }));
 
 const context = { awsRequestId: 'req-1' } as unknown as Context;

@@ -3,7 +3,7 @@
  * CLI's kubeconfig loading (client-node) is in kubeconfig.ts, imported directly, never from here.
  */
 export type { Connection, Connector } from './connection.js';
-export { describeEksCluster, type EksEndpoint, eksConnector } from './eks-cluster.js';
+export { type EksClusterOptions, type EksEndpoint, eksConnector } from './eks-cluster.js';
 export { dnsSuffix, EKS_TOKEN_LIFETIME_SECONDS, type EksToken, eksToken } from './eks-token.js';
 export { kubeconfigEndpoint, tokenEndpoint } from './endpoints.js';
 export { kubeconfigSecretConnector, SECRET_REFRESH_SECONDS } from './kubeconfig-secret.js';

@@ -4,7 +4,7 @@
  * (`RequestLimitExceeded` with 503, `InternalError` with 500, a reset socket), so the SDK's real
  * retry strategy, error parsing and error classification all run.
  */
-import { AdaptiveRetryStrategy, ConfiguredRetryStrategy } from '@smithy/core/retry';
+import { AdaptiveRetryStrategy, ConfiguredRetryStrategy, StandardRetryStrategy } from '@smithy/core/retry';
 import { HttpResponse } from '@smithy/core/transport';
 import { describe, expect, it } from 'vitest';
 import { createEc2Client } from '../../../../lib/adapters/aws-ec2/ec2-client.js';
@@ -136,13 +136,14 @@ describe('EC2 retries (the SDK retry strategy)', () => {
     expect(requests()).toBe(1);
   });
 
-  it('builds its default client with adaptive retries and five attempts', async () => {
+  it('builds its default client with standard retries (bounded backoff, no client-side rate limiter) and three attempts', async () => {
     // Act
     const client = createEc2Client('us-east-1');
 
     // Assess
-    expect(await client.config.maxAttempts()).toBe(5);
-    expect(await client.config.retryStrategy()).toBeInstanceOf(AdaptiveRetryStrategy);
+    expect(await client.config.maxAttempts()).toBe(3);
+    expect(await client.config.retryStrategy()).toBeInstanceOf(StandardRetryStrategy);
+    expect(await client.config.retryStrategy()).not.toBeInstanceOf(AdaptiveRetryStrategy);
     expect(await client.config.region()).toBe('us-east-1');
   });
 });

@@ -24,7 +24,13 @@ const INPUT: FenceRunInput = {
     forceDeleteTolerating: false,
     limits: DEFAULT_LIMITS,
   },
-  trigger: { source: 'manual', eventId: 'e', detail: 'd', receivedAt: '2026-02-02T17:00:00.000Z' },
+  trigger: {
+    source: 'manual',
+    eventId: 'e',
+    detail: 'd',
+    receivedAt: '2026-02-02T17:00:00.000Z',
+    node: 'node-a',
+  },
 };
 const sfn = mockClient(SFNClient);
 const workflow = () =>

@@ -77,6 +77,19 @@ describe('parseMaxInFlight', () => {
 });
 
 describe('liveClaims', () => {
+  it('judges each claim on the TTL its holder declared, the fallback only for claims without one', () => {
+    const live = liveClaims(
+      {
+        cli: { runId: 'r1', renewedAt: secondsAgo(100), ttlSeconds: 90 },
+        workflow: { runId: 'r2', renewedAt: secondsAgo(100), ttlSeconds: 900 },
+        old: { runId: 'r3', renewedAt: secondsAgo(100) },
+      },
+      NOW,
+      120,
+    );
+    expect(Object.keys(live)).toStrictEqual(['workflow', 'old']);
+  });
+
   it('keeps a claim dated after the server clock: failing closed keeps the slot taken', () => {
     const live = liveClaims({ ahead: { runId: 'r1', renewedAt: secondsAgo(-3600) } }, NOW, 600);
     expect(Object.keys(live)).toStrictEqual(['ahead']);
@@ -111,7 +124,7 @@ describe('decideClaim', () => {
 
     // Assess
     expect(result).toStrictEqual({ granted: true, inFlight: ['node-a', 'node-b'] });
-    expect(next?.['node-b']).toStrictEqual({ runId: 'r2', renewedAt: NOW.toISOString() });
+    expect(next?.['node-b']).toStrictEqual({ runId: 'r2', renewedAt: NOW.toISOString(), ttlSeconds: 600 });
   });
 
   it('refuses a claim beyond the in-flight limit and writes nothing', () => {
@@ -156,7 +169,7 @@ describe('decideClaim', () => {
 
     // Assess
     expect(result).toStrictEqual({ granted: true, inFlight: ['node-b'] });
-    expect(next).toStrictEqual({ 'node-b': { runId: 'r1', renewedAt: NOW.toISOString() } });
+    expect(next).toStrictEqual({ 'node-b': { runId: 'r1', renewedAt: NOW.toISOString(), ttlSeconds: 600 } });
   });
 
   it('lets an expired claim be taken over, and drops it from what is written', () => {

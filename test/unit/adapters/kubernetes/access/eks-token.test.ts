@@ -1,6 +1,6 @@
 /** The EKS bearer token: a presigned STS GetCallerIdentity that signs the cluster name (what `aws eks get-token` makes). */
 import { describe, expect, it } from 'vitest';
-import { describeEksCluster, eksToken } from '../../../../../lib/adapters/kubernetes/access/index.js';
+import { eksConnector, eksToken } from '../../../../../lib/adapters/kubernetes/access/index.js';
 
 const credentials = {
   accessKeyId: 'AKIDEXAMPLE',
@@ -54,46 +54,47 @@ describe('eksToken', () => {
   });
 });
 
-describe('describeEksCluster', () => {
-  it('reads the endpoint and CA from a signed GET /clusters/{name}', async () => {
-    const calls: { url: string; headers: Record<string, string> }[] = [];
-    const fetch = (async (url: string, init: { headers: Record<string, string> }) => {
-      calls.push({ url, headers: init.headers });
-      return new Response(
-        JSON.stringify({
-          cluster: {
-            endpoint: 'https://ABC.gr7.us-east-1.eks.amazonaws.com',
-            certificateAuthority: { data: 'Q0E=' },
-          },
-        }),
-      );
-    }) as unknown as typeof globalThis.fetch;
+describe('eksConnector', () => {
+  const described = { endpoint: 'https://ABC.gr7.us-east-1.eks.amazonaws.com', caData: 'Q0E=' };
 
-    const endpoint = await describeEksCluster({
+  it('describes the cluster once and signs a fresh token for every connection', async () => {
+    let describes = 0;
+    const connect = eksConnector({
       clusterName: 'prod',
       region: 'us-east-1',
       credentials,
-      fetch,
+      describe: async () => {
+        describes++;
+        return described;
+      },
     });
 
-    expect(endpoint).toEqual({ endpoint: 'https://ABC.gr7.us-east-1.eks.amazonaws.com', caData: 'Q0E=' });
-    expect(calls[0]?.url).toBe('https://eks.us-east-1.amazonaws.com/clusters/prod');
-    expect(calls[0]?.headers.authorization).toMatch(
-      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/us-east-1\/eks\/aws4_request/,
-    );
+    const [a, b] = [await connect(), await connect()];
+
+    expect(describes).toBe(1);
+    expect(a.endpoint.server).toBe(described.endpoint);
+    const auth = [
+      (await a.endpoint.auth()).headers.Authorization,
+      (await b.endpoint.auth()).headers.Authorization,
+    ];
+    expect(auth.every((h) => h?.startsWith('Bearer k8s-aws-v1.'))).toBe(true);
   });
 
-  it('fails with a KubernetesApiError (retried by the workflow) when EKS says no', async () => {
-    const fetch = (async () =>
-      new Response(JSON.stringify({ message: 'No cluster found for name: prod.' }), {
-        status: 404,
-      })) as unknown as typeof globalThis.fetch;
-
-    await expect(
-      describeEksCluster({ clusterName: 'prod', region: 'us-east-1', credentials, fetch }),
-    ).rejects.toMatchObject({
-      name: 'KubernetesApiError',
-      message: expect.stringContaining('No cluster found'),
+  it('describes again after a failed describe, instead of keeping the failure', async () => {
+    let describes = 0;
+    const connect = eksConnector({
+      clusterName: 'prod',
+      region: 'us-east-1',
+      credentials,
+      describe: async () => {
+        describes++;
+        if (describes === 1) throw new Error('EKS throttled');
+        return described;
+      },
     });
+
+    await expect(connect()).rejects.toThrow('EKS throttled');
+    expect((await connect()).endpoint.server).toBe(described.endpoint);
+    expect(describes).toBe(2);
   });
 });

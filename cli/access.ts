@@ -1,0 +1,123 @@
+/**
+ * The CLI's way in, checked before a command acts: the kubeconfig (as kubectl reads it), the API
+ * server (reachable, accepting the credentials, allowing every permission the command needs) and the
+ * cloud's credentials. Each problem is one of the access errors, which the CLI prints in one line with
+ * its own exit code; nothing has been changed when one is raised. A composition root, beside context.ts.
+ */
+import type { AwsCredentialsProvider } from '../lib/adapters/aws-ec2/credentials.js';
+import { contextEndpoint } from '../lib/adapters/kubernetes/access/context-endpoint.js';
+import { describePlugin } from '../lib/adapters/kubernetes/access/exec-credential.js';
+import { selectKubeconfigContext } from '../lib/adapters/kubernetes/access/kubeconfig-files.js';
+import { type EndpointIdentity, reviewAccess } from '../lib/adapters/kubernetes/access-review.js';
+import type { ApiEndpoint } from '../lib/adapters/kubernetes/api/endpoint.js';
+import { KubeCluster } from '../lib/adapters/kubernetes/index.js';
+import {
+  DIAGNOSE_PERMISSIONS,
+  fencePermissions,
+  limitsPermissions,
+  STATUS_PERMISSIONS,
+  STATUS_TIMELINE_PERMISSIONS,
+  SWEEP_PERMISSIONS,
+  SWEEP_REMEDIATE_PERMISSIONS,
+  UNFENCE_PERMISSIONS,
+} from '../lib/adapters/kubernetes/permissions.js';
+import type { FencerDeps } from '../lib/app/deps.js';
+import type { Permission } from '../lib/domain/access-errors.js';
+import { createLogger, InMemoryMetrics } from '../lib/observability/index.js';
+import type { ConnectionOptions } from './options.js';
+import { requireOption } from './usage.js';
+
+/** What a command will do in the cluster, which decides the permissions it needs. */
+export type ClusterUse =
+  | { readonly command: 'fence'; readonly deletesPods: boolean; readonly strategy: string }
+  | { readonly command: 'unfence' }
+  | { readonly command: 'status'; readonly timeline: boolean }
+  | { readonly command: 'sweep'; readonly remediate: boolean }
+  | { readonly command: 'diagnose' }
+  | { readonly command: 'limits'; readonly set: boolean };
+
+const permissionsFor = (use: ClusterUse): readonly Permission[] => {
+  switch (use.command) {
+    case 'fence':
+      return fencePermissions({
+        accelerate: use.deletesPods,
+        deletesVolumeAttachments: use.strategy === 'legacy',
+      });
+    case 'unfence':
+      return UNFENCE_PERMISSIONS;
+    case 'status':
+      return use.timeline ? STATUS_TIMELINE_PERMISSIONS : STATUS_PERMISSIONS;
+    case 'sweep':
+      return use.remediate ? SWEEP_REMEDIATE_PERMISSIONS : SWEEP_PERMISSIONS;
+    case 'diagnose':
+      return DIAGNOSE_PERMISSIONS;
+    case 'limits':
+      return limitsPermissions(use.set);
+  }
+};
+
+/**
+ * The dependencies of a command that needs Kubernetes only (`status`, `limits`): no cloud client is built or
+ * even loaded (the SDK would double the command's start-up time), and no provider is known.
+ */
+const kubernetesOnly = (endpoint: ApiEndpoint, options: ConnectionOptions): FencerDeps => ({
+  cluster: new KubeCluster(endpoint),
+  compute: { forProviderId: () => null },
+  clock: { now: () => new Date() },
+  log: createLogger({ silent: !options.logJson }),
+  metrics: new InMemoryMetrics(),
+});
+
+/** A command's dependencies, and what the kubeconfig context said. */
+export interface Connected {
+  readonly deps: FencerDeps;
+  readonly context: string;
+  /** `-n`, else the context's namespace, else `default`. */
+  readonly namespace: string;
+}
+
+/**
+ * Reads the kubeconfig, then checks the API server and (when `cloud`) the cloud credentials together,
+ * and builds the dependencies. Bad input (no `--region`) is refused before anything is contacted.
+ */
+export async function connect(
+  options: ConnectionOptions,
+  need: { readonly use: ClusterUse; readonly cloud: boolean },
+): Promise<Connected> {
+  // With Alibaba Cloud configured (ALIBABA_CLOUD_REGION) an AWS region is optional: ECS-only clusters.
+  const alibaba =
+    need.cloud && (await import('../lib/config/alibaba-settings.js')).parseAlibabaSettings(process.env);
+  if (need.cloud && !alibaba)
+    requireOption(
+      options.region,
+      '--region',
+      'or set AWS_REGION; for Alibaba Cloud set ALIBABA_CLOUD_REGION',
+    );
+  // Alibaba's credentials come from the environment: a missing one is known before anything is asked.
+  if (alibaba) (await import('./context.js')).alibabaFencerFromEnv(process.env);
+  const aws = need.cloud && Boolean(options.region);
+  const selected = selectKubeconfigContext({ path: options.kubeconfig, context: options.context });
+  const endpoint = contextEndpoint(selected);
+  const who: EndpointIdentity = {
+    context: selected.context,
+    user: selected.userName,
+    ...(selected.user.exec ? { plugin: describePlugin(selected.user.exec) } : {}),
+  };
+  const [review, credentials] = await Promise.allSettled([
+    reviewAccess(endpoint, permissionsFor(need.use), who),
+    aws
+      ? import('../lib/adapters/aws-ec2/credentials.js').then((m) => m.resolveAwsCredentials())
+      : Promise.resolve(undefined),
+  ]);
+  if (review.status === 'rejected') throw review.reason;
+  if (credentials.status === 'rejected') throw credentials.reason;
+  const awsCredentials: AwsCredentialsProvider | undefined = credentials.value;
+  const deps = need.cloud
+    ? (await import('./context.js')).depsFromOptions(options, { endpoint, awsCredentials })
+    : kubernetesOnly(endpoint, options);
+  return {
+    deps,
+    context: selected.context,
+    namespace: options.namespace ?? selected.namespace,
+  };
+}

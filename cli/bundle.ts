@@ -1,0 +1,68 @@
+/**
+ * Builds the `fencer` command into dist/: one ESM bundle per command, loaded when the command runs
+ * (esbuild code splitting on the commands' dynamic imports), every dependency inside, for Node.js
+ * 20.19 and newer. `bin/fencer.js` checks the Node.js version, then imports dist/fencer.js; nothing
+ * needs tsx or the devDependencies at run time. The chunks sit directly in dist/ so that code which
+ * finds the repository from its own location (the lab, for `fencer demo`) finds it from there too.
+ */
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { ESBUILD, inlineSchemaKeys } from '../infra/bundling.js';
+
+/** Where the build goes, and its entry (what bin/fencer.js imports). */
+export const DIST_DIR = 'dist';
+export const CLI_ENTRY = 'fencer.js';
+
+/** The oldest Node.js the built CLI runs on (kept equal to package.json `engines.node`). */
+export const MIN_NODE = '20.19.0';
+
+/** Builds cli/main.ts into `outdir` (default `root`/dist), replacing what was there; returns esbuild's metafile. */
+export async function bundleCli(root: string, outdir = join(root, DIST_DIR)): Promise<Metafile> {
+  rmSync(outdir, { recursive: true, force: true });
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: { fencer: 'cli/main.ts' },
+    outdir,
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    format: 'esm',
+    target: `node${MIN_NODE.split('.').slice(0, 2).join('.')}`,
+    mainFields: [...ESBUILD.mainFields],
+    banner: { js: ESBUILD.banner },
+    plugins: [inlineSchemaKeys],
+    // Whitespace and syntax only: names stay, so `--debug` stack traces stay readable.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    legalComments: 'none',
+    metafile: true,
+    logLevel: 'error',
+  });
+  return result.metafile;
+}
+
+/** What the build is made from: if none changed since dist/ was written, the build is current. */
+const SOURCES = ['cli', 'lib', 'lab', 'infra/bundling.ts', 'package.json', 'package-lock.json'];
+
+function newestChange(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return readdirSync(path)
+    .filter((entry) => entry !== 'go' && entry !== 'node_modules')
+    .reduce((newest, entry) => Math.max(newest, newestChange(join(path, entry))), stat.mtimeMs);
+}
+
+/** Builds dist/ unless it is newer than every source (the test setup and the benches call this). */
+export async function ensureCliBuilt(root: string): Promise<'built' | 'current'> {
+  const entry = join(root, DIST_DIR, CLI_ENTRY);
+  const builtAt = existsSync(entry) ? statSync(entry).mtimeMs : 0;
+  const changedAt = Math.max(
+    ...SOURCES.map((s) => join(root, s))
+      .filter(existsSync)
+      .map(newestChange),
+  );
+  if (builtAt > changedAt) return 'current';
+  await bundleCli(root);
+  return 'built';
+}

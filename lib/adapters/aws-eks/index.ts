@@ -1,0 +1,6 @@
+export {
+  createEksClient,
+  describeEksCluster,
+  EKS_CLIENT_DEFAULTS,
+  type EksClusterEndpoint,
+} from './describe-cluster.js';

@@ -1,0 +1,209 @@
+import type { BlocklistEvidence, FenceEntry } from '../../domain/blocklist.js';
+import type {
+  StorageCallOptions,
+  StorageFenceOutcome,
+  StorageFencer,
+  StorageFenceTarget,
+  StorageLiftOutcome,
+  StorageLiftRequest,
+  StorageMutationOptions,
+  StorageVolumeRef,
+} from '../../ports/storage-fencer.js';
+import { evaluateBlocklist, type ListedEntry } from './blocklist.js';
+import { addCommand, type BlocklistDialect, type MonCommand, removeCommand } from './commands.js';
+import { CephApiError } from './errors.js';
+import { type CephFencerLogger, silentLogger } from './logger.js';
+import { askDialect, readBlocklist } from './mon-reads.js';
+import { assertSomethingToFence, isRbdDriver, planEntries, recordedEntry } from './plan.js';
+import { renewEntries } from './renew.js';
+import { RestfulClient } from './restful-client.js';
+import type { CephRbdSettings } from './settings.js';
+
+/** Configuration of {@link CephRbdStorageFencer}. */
+export interface CephRbdStorageFencerProps {
+  /** Validated settings (`parseCephRbdSettings`). */
+  readonly settings: CephRbdSettings;
+  /**
+   * The REST client, injected by the composition root (or a test).
+   * @default a RestfulClient built from `settings`
+   */
+  readonly client?: RestfulClient;
+  /** @default a logger that drops everything */
+  readonly logger?: CephFencerLogger;
+  /** The clock that stamps observations. @default () => new Date() */
+  readonly now?: () => Date;
+}
+
+const key = (e: { kind: string; entry: string }): string => `${e.kind} ${e.entry}`;
+const withoutUntil = ({ kind, entry, source }: FenceEntry): FenceEntry => ({ kind, entry, source });
+
+/**
+ * {@link StorageFencer} for Ceph RBD: blocklists a node's client addresses in the OSD map through the
+ * ceph-mgr `restful` API. An OSD drops a blocklisted client's watches and refuses its I/O as soon as it
+ * sees the new map, so the node's old librbd/krbd clients lose their image locks and cannot write, even
+ * if the machine is still running.
+ */
+export class CephRbdStorageFencer implements StorageFencer {
+  readonly storage = 'ceph-rbd';
+  readonly #settings: CephRbdSettings;
+  readonly #client: RestfulClient;
+  readonly #logger: CephFencerLogger;
+  readonly #now: () => Date;
+  #dialect: Promise<BlocklistDialect> | undefined;
+
+  constructor(props: CephRbdStorageFencerProps) {
+    this.#settings = props.settings;
+    this.#client =
+      props.client ??
+      new RestfulClient({
+        urls: [props.settings.mgrUrl, ...props.settings.standbyMgrUrls],
+        keyName: props.settings.keyName,
+        key: props.settings.key,
+        ca: props.settings.ca,
+        serverName: props.settings.serverName,
+        fingerprintSha256: props.settings.fingerprintSha256,
+        timeoutMs: props.settings.timeoutMs,
+        attempts: props.settings.attempts,
+        backoffMs: props.settings.backoffMs,
+      });
+    this.#logger = props.logger ?? silentLogger;
+    this.#now = props.now ?? (() => new Date());
+  }
+
+  fencesVolume(volume: StorageVolumeRef): boolean {
+    return isRbdDriver(volume.driver, this.#settings.csiDrivers);
+  }
+
+  async verify(target: StorageFenceTarget, options: StorageCallOptions = {}): Promise<BlocklistEvidence> {
+    const expected = await this.#plan(target, options.signal);
+    return this.#observe(target.node, expected, options.signal);
+  }
+
+  async fence(target: StorageFenceTarget, options: StorageMutationOptions): Promise<StorageFenceOutcome> {
+    const expected = await this.#plan(target, options.signal);
+    const before = await this.#observe(target.node, expected, options.signal);
+    if (before.confirmed) return { kind: 'already-fenced', evidence: before };
+    const toAdd = before.missing.map(withoutUntil);
+    if (options.dryRun) return { kind: 'dry-run', wouldAdd: toAdd, evidence: before };
+
+    const dialect = await this.#resolveDialect(options.signal);
+    const expire = this.#settings.blocklistExpireSeconds;
+    const run = (command: MonCommand) => this.#client.run(command, options.signal);
+    // One mon command per entry; the mon batches concurrent proposals into few map epochs.
+    const absent = before.missing.filter((m) => m.until === undefined).map(withoutUntil);
+    await Promise.all(absent.map((e) => run(addCommand(e, dialect, expire))));
+    // An entry that is there but lapses too soon cannot be lengthened in place (Ceph keeps its expiry).
+    const lapsing = before.missing.filter((m) => m.until !== undefined).map(withoutUntil);
+    await renewEntries(lapsing, {
+      node: target.node,
+      dialect,
+      expireSeconds: expire,
+      maxAddressesPerRange: this.#settings.maxAddressesPerRange,
+      run,
+      list: () => this.#list(options.signal),
+    });
+    this.#logger.info('Ceph blocklist entries added', {
+      node: target.node,
+      added: absent.map((e) => e.entry),
+      renewed: lapsing.map((e) => e.entry),
+    });
+
+    const after = await this.#observe(target.node, expected, options.signal);
+    if (!after.confirmed) throw notConfirmed(target.node, after);
+    const added = new Set(toAdd.map(key));
+    return {
+      kind: 'fenced',
+      added: after.found.filter((e) => added.has(key(e))),
+      alreadyPresent: after.found.filter((e) => !added.has(key(e))),
+      evidence: after,
+    };
+  }
+
+  async lift(request: StorageLiftRequest, options: StorageMutationOptions): Promise<StorageLiftOutcome> {
+    // Validate everything before the first call: bad input mutates nothing.
+    const entries = request.entries.map(recordedEntry);
+    if (entries.length === 0)
+      return { kind: 'nothing-to-lift', detail: `no entries recorded for ${request.node}` };
+    const dialect = await this.#resolveDialect(options.signal);
+    const listed = new Set((await this.#list(options.signal)).map(key));
+    const present = entries.filter((e) => listed.has(key(e)));
+    if (present.length === 0) {
+      return {
+        kind: 'nothing-to-lift',
+        detail: `none of ${request.node}'s recorded entries is on the blocklist`,
+      };
+    }
+    if (options.dryRun) return { kind: 'dry-run', wouldRemove: present.map((e) => e.entry) };
+    await Promise.all(present.map((e) => this.#client.run(removeCommand(e, dialect), options.signal)));
+    const still = new Set((await this.#list(options.signal)).map(key));
+    const left = present.filter((e) => still.has(key(e)));
+    if (left.length > 0) {
+      throw new CephApiError(
+        { fault: 'CommandFailed', operation: 'osd blocklist rm', retryable: true },
+        `removed, yet still listed: ${left.map((e) => e.entry).join(', ')}`,
+      );
+    }
+    this.#logger.info('Ceph blocklist entries lifted', {
+      node: request.node,
+      entries: present.map((e) => e.entry),
+    });
+    return { kind: 'lifted', removed: present.map((e) => e.entry) };
+  }
+
+  /** Releases kept-alive connections. */
+  close(): void {
+    this.#client.close();
+  }
+
+  async #plan(target: StorageFenceTarget, signal?: AbortSignal): Promise<FenceEntry[]> {
+    // Nothing to fence by is bad input: say so before talking to Ceph at all.
+    assertSomethingToFence(target, this.#settings);
+    return planEntries(target, this.#settings, await this.#resolveDialect(signal));
+  }
+
+  async #observe(
+    node: string,
+    expected: readonly FenceEntry[],
+    signal?: AbortSignal,
+  ): Promise<BlocklistEvidence> {
+    const listed = await this.#list(signal);
+    return evaluateBlocklist({
+      node,
+      expected,
+      listed,
+      observedAt: this.#now(),
+      minRemainingSeconds: this.#settings.minRemainingSeconds,
+    });
+  }
+
+  async #list(signal?: AbortSignal): Promise<ListedEntry[]> {
+    return readBlocklist(this.#client, await this.#resolveDialect(signal), signal);
+  }
+
+  /** The configured dialect, or the mon's own (asked once; a failed ask is asked again next time). */
+  #resolveDialect(signal?: AbortSignal): Promise<BlocklistDialect> {
+    const configured = this.#settings.dialect;
+    if (configured !== 'auto') return Promise.resolve(configured);
+    this.#dialect ??= this.#askDialect(signal).catch((error: unknown) => {
+      this.#dialect = undefined;
+      throw error;
+    });
+    return this.#dialect;
+  }
+
+  async #askDialect(signal?: AbortSignal): Promise<BlocklistDialect> {
+    const dialect = await askDialect(this.#client, signal);
+    this.#logger.debug('Ceph blocklist dialect', { dialect });
+    return dialect;
+  }
+}
+
+function notConfirmed(node: string, evidence: BlocklistEvidence): CephApiError {
+  const missing = evidence.missing
+    .map((m) => (m.until ? `${m.entry} (lapses ${m.until})` : m.entry))
+    .join(', ');
+  return new CephApiError(
+    { fault: 'BlocklistNotConfirmed', operation: 'osd blocklist ls', retryable: true },
+    `Ceph accepted the fence of ${node} but does not list ${missing}`,
+  );
+}

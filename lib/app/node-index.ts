@@ -1,0 +1,85 @@
+/**
+ * Which node runs on which instance, read from the nodes' providerIDs. An EC2 state change arrives for
+ * every instance of the region that stops or terminates (a scale-in stops hundreds at once), and almost
+ * none of them is a node that matters: a runtime keeps the index for a short while, so such a burst
+ * does not list every node once per event. The nodes an event does name are read afresh before a run
+ * starts: their Ready condition is the incident's key (start-run.ts `incidentOf`).
+ */
+import type { NodeView } from '../ports/cluster.js';
+import { mapBounded } from './sweep/bounded.js';
+import type { TriggerDeps } from './trigger-types.js';
+
+/** Node reads in flight at once when the index is reused (style.md habit 9). */
+const READS_IN_FLIGHT = 4;
+
+/** The instance a node's providerID names, or null when no configured provider reads it. */
+export function instanceOf(deps: Pick<TriggerDeps, 'compute'>, node: NodeView): string | null {
+  const providerId = node.providerId?.trim();
+  const reader = providerId ? deps.compute.forProviderId(providerId) : null;
+  if (!providerId || !reader) return null;
+  try {
+    return reader.parseProviderId(providerId).instanceId;
+  } catch {
+    // A node with an unparseable providerID is no match for anything; fencing it is another story.
+    return null;
+  }
+}
+
+/** The nodes among `nodes` whose providerID names one of `instanceIds`, by instance id. */
+export function nodesByInstance(
+  deps: Pick<TriggerDeps, 'compute'>,
+  nodes: readonly NodeView[],
+  instanceIds: readonly string[],
+): Map<string, NodeView> {
+  const wanted = new Set(instanceIds);
+  const found = new Map<string, NodeView>();
+  for (const node of nodes) {
+    const instanceId = instanceOf(deps, node);
+    if (instanceId !== null && wanted.has(instanceId)) found.set(instanceId, node);
+  }
+  return found;
+}
+
+/** An instance → node-name index with the time it was built. */
+export class NodeIndex {
+  #index: { readonly builtAt: number; readonly byInstance: ReadonlyMap<string, string> } | undefined;
+
+  /**
+   * The nodes running `instanceIds`, by instance id. With `maxAgeMs` 0, or an index older than that,
+   * every node is listed (and the index rebuilt); otherwise the index names the candidates and each is
+   * read again, so a run never starts from a stale view of its node.
+   */
+  async nodesFor(
+    deps: Pick<TriggerDeps, 'cluster' | 'compute' | 'clock'>,
+    instanceIds: readonly string[],
+    maxAgeMs: number,
+  ): Promise<Map<string, NodeView>> {
+    const now = deps.clock.now().getTime();
+    if (!this.#index || maxAgeMs <= 0 || now - this.#index.builtAt > maxAgeMs) {
+      const nodes = await deps.cluster.listNodes();
+      this.#index = { builtAt: now, byInstance: indexOf(deps, nodes) };
+      return nodesByInstance(deps, nodes, instanceIds);
+    }
+    const { byInstance } = this.#index;
+    const named = [...new Set(instanceIds)].flatMap((id) => {
+      const name = byInstance.get(id);
+      return name ? [{ id, name }] : [];
+    });
+    const found = new Map<string, NodeView>();
+    await mapBounded(named, READS_IN_FLIGHT, async ({ id, name }) => {
+      const node = await deps.cluster.getNode(name);
+      // Gone, or re-created on another instance since the index was built: not this instance's node.
+      if (node && instanceOf(deps, node) === id) found.set(id, node);
+    });
+    return found;
+  }
+}
+
+const indexOf = (deps: Pick<TriggerDeps, 'compute'>, nodes: readonly NodeView[]): Map<string, string> => {
+  const byInstance = new Map<string, string>();
+  for (const node of nodes) {
+    const instanceId = instanceOf(deps, node);
+    if (instanceId !== null) byInstance.set(instanceId, node.name);
+  }
+  return byInstance;
+};

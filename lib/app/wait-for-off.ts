@@ -1,0 +1,62 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isOff } from '../domain/instance.js';
+import { Phase } from '../domain/phases.js';
+import type { FencerDeps } from './deps.js';
+import type { FenceStepState } from './fence-step.js';
+
+/** How often the CLI looks at a machine it asked to power off: the taint should follow the stop at once. */
+export const POWER_POLL_MS = 250;
+
+/** Whether the run is waiting for the machine it committed to to be reported off. */
+const confirmingOff = (state: FenceStepState): boolean =>
+  state.history.target !== null &&
+  state.history.proofOfOff === null &&
+  (state.decision?.phase === Phase.PowerOff || state.decision?.phase === Phase.ConfirmOff);
+
+/** Looks at the machine every {@link POWER_POLL_MS} until the provider reports it off, or `signal` ends it. */
+async function pollUntilOff(deps: FencerDeps, state: FenceStepState, signal: AbortSignal): Promise<void> {
+  const target = state.history.target;
+  const node = target ? await deps.cluster.getNode(target.node) : null;
+  const fencer = node?.providerId ? deps.compute.forProviderId(node.providerId) : null;
+  if (!target || !node?.providerId || !fencer) return new Promise(() => {});
+  const ref = fencer.parseProviderId(node.providerId);
+  if (ref.instanceId !== target.instanceId) return new Promise(() => {});
+  while (!signal.aborted) {
+    await sleep(POWER_POLL_MS, undefined, { signal }).catch(() => {});
+    if (signal.aborted) return;
+    // A failed look is not news: the next step observes properly.
+    const power = await fencer.observePower(ref).catch(() => null);
+    if (power && isOff(power.state)) return;
+  }
+}
+
+/**
+ * The in-process wait between two fence steps: until something about the node changes (a watch), the
+ * decision's wait runs out, or, while the run waits for the machine to be off, the provider reports
+ * it off. Step Functions waits whole seconds; the CLI need not, so the taint follows the stop within a
+ * fraction of a second instead of a poll period.
+ */
+export async function waitBetweenFenceSteps(
+  deps: FencerDeps,
+  state: FenceStepState,
+  waitMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
+  const node = state.request.node;
+  if (!confirmingOff(state)) {
+    await deps.cluster.waitForNodeChange(node, waitMs, signal);
+    return;
+  }
+  const done = new AbortController();
+  const stop = () => done.abort();
+  signal?.addEventListener('abort', stop, { once: true });
+  try {
+    await Promise.race([
+      deps.cluster.waitForNodeChange(node, waitMs, done.signal),
+      pollUntilOff(deps, state, done.signal),
+    ]);
+  } finally {
+    done.abort();
+    signal?.removeEventListener('abort', stop);
+  }
+}

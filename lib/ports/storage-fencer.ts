@@ -1,0 +1,97 @@
+import type { BlocklistEvidence, FenceEntry, ListedFenceEntry } from '../domain/blocklist.js';
+
+/** A node to isolate at the storage layer. */
+export interface StorageFenceTarget {
+  /** The Node's name: for messages, and for ranges configured per node. */
+  readonly node: string;
+  /** The node's InternalIP addresses (`status.addresses`), IPv4 or IPv6. */
+  readonly addresses: readonly string[];
+}
+
+/** Bounds on one storage call, retries included: a call that outlives the step's budget must fail. */
+export interface StorageCallOptions {
+  readonly signal?: AbortSignal;
+}
+
+/** Options threaded into every mutating storage call. */
+export interface StorageMutationOptions extends StorageCallOptions {
+  /** Read and report what would change; never change anything. */
+  readonly dryRun: boolean;
+}
+
+/** What a fence call did. "Already fenced" is a value, not an error. */
+export type StorageFenceOutcome =
+  | {
+      readonly kind: 'fenced';
+      /** Entries this call put in place (or lengthened): the fencer's own, to record for the lift. */
+      readonly added: readonly ListedFenceEntry[];
+      /** Entries that were already there and long enough (someone else's, or an earlier step's). */
+      readonly alreadyPresent: readonly ListedFenceEntry[];
+      /** The list read back after the change, confirming every entry. */
+      readonly evidence: BlocklistEvidence;
+    }
+  | { readonly kind: 'already-fenced'; readonly evidence: BlocklistEvidence }
+  | {
+      readonly kind: 'dry-run';
+      readonly wouldAdd: readonly FenceEntry[];
+      /** The list as it is now (nothing was changed). */
+      readonly evidence: BlocklistEvidence;
+    };
+
+/** Which entries to lift: exactly those a fence recorded as its own (`added`). */
+export interface StorageLiftRequest {
+  readonly node: string;
+  /** `FenceEntry.entry` values the fencer added. Anything else on the list is left alone. */
+  readonly entries: readonly string[];
+}
+
+/** What a lift call did. "Nothing to lift" is a value, not an error. */
+export type StorageLiftOutcome =
+  | { readonly kind: 'lifted'; readonly removed: readonly string[] }
+  | { readonly kind: 'nothing-to-lift'; readonly detail: string }
+  | { readonly kind: 'dry-run'; readonly wouldRemove: readonly string[] };
+
+/** A PersistentVolume as far as choosing a storage fencer goes. */
+export interface StorageVolumeRef {
+  /** `spec.csi.driver` (e.g. `rbd.csi.ceph.com`, or Rook's `rook-ceph.rbd.csi.ceph.com`). */
+  readonly driver?: string;
+}
+
+/**
+ * The ways a storage call fails, as stable codes for reasons and metrics. Carried as `fault` by the
+ * adapter's errors (whose `name`s stay the domain's, for Step Functions).
+ */
+export const StorageFault = {
+  /** The storage API did not answer (network, timeout, 5xx, TLS): nothing is known. */
+  MgrUnreachable: 'MgrUnreachable',
+  /** The storage API rejected the fencer's credentials. */
+  AuthRefused: 'AuthRefused',
+  /** The storage cluster ran the command and said it failed (or answered something unreadable). */
+  CommandFailed: 'CommandFailed',
+  /** The fence was accepted, but reading the list back does not show every entry. */
+  BlocklistNotConfirmed: 'BlocklistNotConfirmed',
+  /** The node has no address to fence: no InternalIP and no configured range. */
+  NoAddressToFence: 'NoAddressToFence',
+} as const;
+export type StorageFault = (typeof StorageFault)[keyof typeof StorageFault];
+
+/**
+ * Isolates a node from shared block storage by its client addresses, so that a node that may still be
+ * running can no longer write. One implementation per storage system (Ceph RBD: the OSD blocklist
+ * through the ceph-mgr REST API); chosen from the CSI drivers of the node's volumes.
+ */
+export interface StorageFencer {
+  /** The storage system, e.g. `ceph-rbd`. */
+  readonly storage: string;
+  /** Whether this fencer isolates volumes like `volume` (by its CSI driver). */
+  fencesVolume(volume: StorageVolumeRef): boolean;
+  /**
+   * Put every entry the node needs in place, with an expiry that outlives the run, then read the list
+   * back to confirm. Throws (fault `NoAddressToFence`) when the node has nothing to fence it by.
+   */
+  fence(target: StorageFenceTarget, options: StorageMutationOptions): Promise<StorageFenceOutcome>;
+  /** Read the list now and say whether every entry the node needs is there for long enough. */
+  verify(target: StorageFenceTarget, options?: StorageCallOptions): Promise<BlocklistEvidence>;
+  /** Remove exactly the given entries of the fencer's; other entries on the same addresses stay. */
+  lift(request: StorageLiftRequest, options: StorageMutationOptions): Promise<StorageLiftOutcome>;
+}

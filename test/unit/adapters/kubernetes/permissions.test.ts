@@ -1,0 +1,80 @@
+/**
+ * The permissions the CLI checks before a command acts never ask for more than deploy/rbac.yaml grants
+ * the fencer: a preflight stricter than the RBAC we ship would refuse a correctly installed fencer.
+ * (That they cover every request a command makes is checked against the lab's audit log, in test/cli.)
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadAll } from 'js-yaml';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../../../lab/paths.js';
+import {
+  DIAGNOSE_PERMISSIONS,
+  fencePermissions,
+  limitsPermissions,
+  STATUS_PERMISSIONS,
+  STATUS_TIMELINE_PERMISSIONS,
+  SWEEP_PERMISSIONS,
+  SWEEP_REMEDIATE_PERMISSIONS,
+  UNFENCE_PERMISSIONS,
+} from '../../../../lib/adapters/kubernetes/permissions.js';
+import { describePermission, type Permission } from '../../../../lib/domain/access-errors.js';
+
+interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  resourceNames?: string[];
+}
+interface RbacObject {
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  rules?: Rule[];
+}
+
+const rbac = loadAll(readFileSync(join(REPO_ROOT, 'deploy', 'rbac.yaml'), 'utf8')) as RbacObject[];
+/** The fencer's own roles (not the triggers'): rules, and the namespace a Role limits them to. */
+const fencerRules = rbac
+  .filter((o) => (o.kind === 'ClusterRole' || o.kind === 'Role') && o.metadata.name.startsWith('kube-fencer'))
+  .filter((o) => !o.metadata.name.includes('trigger'))
+  .flatMap((o) =>
+    (o.rules ?? []).map((rule) => ({
+      rule,
+      namespace: o.kind === 'Role' ? o.metadata.namespace : undefined,
+    })),
+  );
+
+/** Whether RBAC would allow `p` under those rules (a rule naming objects never allows an unnamed request). */
+const granted = (p: Permission): boolean =>
+  fencerRules.some(
+    ({ rule, namespace }) =>
+      (namespace === undefined || namespace === p.namespace) &&
+      rule.apiGroups.includes(p.group) &&
+      rule.resources.includes(p.resource) &&
+      rule.verbs.includes(p.verb) &&
+      (rule.resourceNames === undefined || (p.name !== undefined && rule.resourceNames.includes(p.name))),
+  );
+
+describe('the permissions each command checks', () => {
+  it.each([
+    ['fence', fencePermissions({ accelerate: true, deletesVolumeAttachments: true })],
+    ['unfence', UNFENCE_PERMISSIONS],
+    ['status', STATUS_PERMISSIONS],
+    ['status --timeline-out', STATUS_TIMELINE_PERMISSIONS],
+    ['sweep', SWEEP_PERMISSIONS],
+    ['sweep --remediate', SWEEP_REMEDIATE_PERMISSIONS],
+    ['diagnose', DIAGNOSE_PERMISSIONS],
+    ['limits --max-in-flight', limitsPermissions(true)],
+  ])('%s: all granted by deploy/rbac.yaml', (_, permissions) => {
+    expect(permissions.filter((p) => !granted(p)).map(describePermission)).toEqual([]);
+  });
+
+  it('a fence without force-deletion and the legacy path needs neither delete', () => {
+    const names = fencePermissions({ accelerate: false, deletesVolumeAttachments: false }).map(
+      describePermission,
+    );
+    expect(names).not.toContain('delete pods');
+    expect(names).not.toContain('delete volumeattachments.storage.k8s.io');
+    expect(names).toContain('patch nodes');
+  });
+});

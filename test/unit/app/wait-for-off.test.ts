@@ -1,0 +1,80 @@
+/** The CLI's wait between fence steps: woken by the machine turning off, not only by node changes. */
+import { describe, expect, it } from 'vitest';
+import type { FencerDeps } from '../../../lib/app/deps.js';
+import type { FenceStepState } from '../../../lib/app/fence-step.js';
+import { waitBetweenFenceSteps } from '../../../lib/app/wait-for-off.js';
+import { DEFAULT_LIMITS, startRun } from '../../../lib/domain/index.js';
+import type { Cluster } from '../../../lib/ports/cluster.js';
+import type { ComputeFencer } from '../../../lib/ports/compute-fencer.js';
+
+const INSTANCE = 'i-0123456789abcdef0';
+
+function fakes(states: readonly string[]) {
+  const looks: string[] = [];
+  let watchAborted = false;
+  const cluster: Partial<Cluster> = {
+    getNode: async () => ({ name: 'node-a', providerId: `aws:///us-east-1a/${INSTANCE}` }) as never,
+    // A node that never changes: only the timeout or the signal ends the watch.
+    waitForNodeChange: (_, timeoutMs, signal) =>
+      new Promise((resolve) => {
+        const timer = setTimeout(() => resolve('timeout'), timeoutMs);
+        signal?.addEventListener('abort', () => {
+          watchAborted = true;
+          clearTimeout(timer);
+          resolve('timeout');
+        });
+      }),
+  };
+  const fencer: Partial<ComputeFencer> = {
+    parseProviderId: () => ({ provider: 'aws', instanceId: INSTANCE }),
+    observePower: async () => {
+      const state = states[Math.min(looks.length, states.length - 1)] ?? 'running';
+      looks.push(state);
+      return { instanceId: INSTANCE, state: state as never, observedAt: new Date().toISOString() };
+    },
+  };
+  const deps = {
+    cluster: cluster as Cluster,
+    compute: { forProviderId: () => fencer as ComputeFencer },
+  } as unknown as FencerDeps;
+  return { deps, looks, watchAborted: () => watchAborted };
+}
+
+const state = (phase: string, proof = false): FenceStepState => ({
+  request: {
+    node: 'node-a',
+    cluster: 'lab',
+    dryRun: false,
+    strategy: 'auto',
+    accelerate: true,
+    allowTerminate: false,
+    skipOsShutdown: false,
+    forceDeleteTolerating: false,
+    limits: DEFAULT_LIMITS,
+  },
+  history: {
+    ...startRun('run-1', '2026-03-01T12:00:00.000Z'),
+    target: { node: 'node-a', nodeUid: 'uid-a', provider: 'aws', instanceId: INSTANCE },
+    decidedToFenceAt: '2026-03-01T12:00:00.000Z',
+    proofOfOff: proof
+      ? { instanceId: INSTANCE, state: 'stopped', observedAt: '2026-03-01T12:00:01.000Z' }
+      : null,
+  },
+  decision: { phase } as never,
+});
+
+describe('waiting between fence steps', () => {
+  it('wakes as soon as the machine it powers off is reported off, ending the watch', async () => {
+    const { deps, looks, watchAborted } = fakes(['stopping', 'stopping', 'stopped']);
+    await waitBetweenFenceSteps(deps, state('PowerOff'), 60_000);
+    expect(looks).toEqual(['stopping', 'stopping', 'stopped']);
+    expect(watchAborted()).toBe(true);
+  });
+
+  it('does not look at the machine outside the wait for the power-off', async () => {
+    const { deps, looks } = fakes(['stopped']);
+    await waitBetweenFenceSteps(deps, state('Drain', true), 50);
+    await waitBetweenFenceSteps(deps, state('Assess'), 50);
+    expect(looks).toEqual([]);
+  });
+});

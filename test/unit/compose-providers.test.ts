@@ -1,0 +1,58 @@
+/** One fencer, both clouds: the compute fencer is chosen per node from its providerID, never its name. */
+import { describe, expect, it } from 'vitest';
+import { EcsComputeFencer } from '../../lib/adapters/alicloud-ecs/index.js';
+import { composeDeps, ProviderRegistry } from '../../lib/compose.js';
+import type { ComputeFencer } from '../../lib/ports/compute-fencer.js';
+
+const aws = { provider: 'aws' } as ComputeFencer;
+const alicloud = { provider: 'alicloud' } as ComputeFencer;
+const both = new ProviderRegistry(
+  new Map([
+    ['aws', aws],
+    ['alicloud', alicloud],
+  ]),
+);
+
+describe('ProviderRegistry', () => {
+  it.each([
+    ['aws:///us-east-1a/i-0123456789abcdef0', 'aws'],
+    ['i-0123456789abcdef0', 'aws'],
+    ['cn-zhangjiakou.i-8vb2y0cdlriptkfer0ir', 'alicloud'],
+    ['alicloud://cn-hangzhou.i-bp1h4adlltjc1d48goaq', 'alicloud'],
+    ['cn-hangzhou.192.168.0.81', null],
+    ['gce://p/z/n', null],
+    ['', null],
+  ])('routes %s to %s', (providerId, provider) => {
+    expect(both.forProviderId(providerId)?.provider ?? null).toBe(provider);
+  });
+
+  it('routes nothing to a provider that is not configured', () => {
+    const awsOnly = new ProviderRegistry(new Map([['aws', aws]]));
+    expect(awsOnly.forProviderId('cn-hangzhou.i-bp1h4adlltjc1d48goaq')).toBeNull();
+  });
+});
+
+describe('composeDeps', () => {
+  const endpoint = { server: 'https://127.0.0.1:6443', auth: { kind: 'token', token: 't' } } as never;
+
+  const ecs = new EcsComputeFencer({
+    region: 'cn-hangzhou',
+    credentials: { accessKeyId: 'a', accessKeySecret: 's' },
+  });
+
+  it('serves ECS nodes with the ECS fencer the caller built, and EC2 nodes only with an AWS region', () => {
+    const deps = composeDeps({
+      endpoint,
+      computeFencers: [ecs],
+    });
+    expect(deps.compute.forProviderId('cn-hangzhou.i-bp1h4adlltjc1d48goaq')?.provider).toBe('alicloud');
+    expect(deps.compute.forProviderId('aws:///us-east-1a/i-0123456789abcdef0')).toBeNull();
+    const mixed = composeDeps({
+      endpoint,
+      region: 'us-east-1',
+      computeFencers: [ecs],
+    });
+    expect(mixed.compute.forProviderId('aws:///us-east-1a/i-0123456789abcdef0')?.provider).toBe('aws');
+    expect(mixed.compute.forProviderId('cn-hangzhou.i-bp1h4adlltjc1d48goaq')?.provider).toBe('alicloud');
+  });
+});
