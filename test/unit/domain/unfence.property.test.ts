@@ -22,7 +22,7 @@ import {
   stepFaultsArb,
   weighted,
 } from './support/arbitraries.js';
-import { atLeast, scaledRuns } from './support/contract.js';
+import { RUNS_SCALE, scaledRuns } from './support/contract.js';
 import { anUnfenceRequest, freshHistory, INSTANCE, OUR_TAINT, t } from './support/fixtures.js';
 import { observeWorld, RECORD_ANNOTATION } from './support/world.js';
 
@@ -78,9 +78,11 @@ function checkUnfence(observation: Observation, decision: Decision, dryRun: bool
 
 describe('decideUnfence() keeps rule 6', () => {
   afterAll(() => {
-    // Calibrated for full runs; a scaled-down run (FC_RUNS_SCALE < 1, the mutation run) expects its share.
-    expect(removals).toBeGreaterThan(atLeast(20));
-    expect(clears).toBeGreaterThan(atLeast(20));
+    // Calibrated for full runs: the mutation run (FC_RUNS_SCALE < 1) runs a tenth of them, so it skips these
+    // floors and judges each mutant by the property itself.
+    if (RUNS_SCALE < 1) return;
+    expect(removals).toBeGreaterThan(20);
+    expect(clears).toBeGreaterThan(20);
   });
 
   it('removes only its own exact taint, only after Ready and a power cycle, over generated observations', () => {

@@ -38,13 +38,6 @@ function runsScale(raw: string | undefined): number {
 /** `n` runs scaled by `FC_RUNS_SCALE` (and an extra factor), never fewer than 20. */
 export const scaledRuns = (n: number, scale = 1): number => Math.max(20, Math.round(n * scale * RUNS_SCALE));
 
-/**
- * A coverage floor (how often full runs must reach an action or a refusal) scaled like the runs: the floor
- * itself at full scale, its share (rounded down) in a scaled-down run, so even the mutation run proves the
- * properties were not vacuous.
- */
-export const atLeast = (n: number): number => (RUNS_SCALE >= 1 ? n : Math.floor(n * RUNS_SCALE));
-
 /** Called with every decision the harness checked. */
 export type OnDecision = (decision: Decision, observation: Observation) => void;
 
