@@ -151,18 +151,49 @@ describe('assertHistory (safety.md 1, 10)', () => {
   });
 
   it.each([
-    ['a proof without a decision', { ...provenHistory(), target: null, decidedToFenceAt: null }],
-    ['a proof older than the decision', { ...provenHistory(), decidedToFenceAt: t(100) }],
+    [
+      'a proof without a decision',
+      { ...provenHistory(), target: null, decidedToFenceAt: null },
+      'proofOfOff was not observed after decidedToFenceAt',
+    ],
+    [
+      'a proof older than the decision',
+      { ...provenHistory(), decidedToFenceAt: t(100) },
+      'proofOfOff was not observed after decidedToFenceAt',
+    ],
+    [
+      'a proof observed at the very time of the decision',
+      { ...provenHistory(), decidedToFenceAt: t(40) },
+      'proofOfOff was not observed after decidedToFenceAt',
+    ],
     [
       'a proof that is not off',
       { ...provenHistory(), proofOfOff: { instanceId: INSTANCE, state: 'stopping', observedAt: t(40) } },
+      'proofOfOff shows stopping, which is not off',
     ],
     [
       'a proof about another instance',
       { ...provenHistory(), proofOfOff: { instanceId: 'i-0other', state: 'stopped', observedAt: t(40) } },
+      'proofOfOff is about another instance',
     ],
-    ['a taint time without proof', { ...committedHistory(), taintedAt: t(50) }],
-  ] as const)('rejects %s', (_, history) => {
+    [
+      'a taint time without proof',
+      { ...committedHistory(), taintedAt: t(50) },
+      'taintedAt without proofOfOff',
+    ],
+    ['an empty run id', { ...freshHistory(), runId: '' }, 'runId is empty'],
+    ['a target without a decision time', { ...committedHistory(), decidedToFenceAt: null }, 'go together'],
+    ['a decision time without a target', { ...committedHistory(), target: null }, 'go together'],
+  ] as const)('rejects %s, saying why', (_, history, why) => {
     expect(() => assertHistory(history)).toThrow(ValidationError);
+    expect(() => assertHistory(history)).toThrow(`inconsistent run history: `);
+    expect(() => assertHistory(history)).toThrow(why);
+  });
+
+  it('names every problem at once', () => {
+    const history = { ...committedHistory(), runId: '', decidedToFenceAt: null, taintedAt: t(50) };
+    expect(() => assertHistory(history)).toThrow(
+      'inconsistent run history: runId is empty; target and decidedToFenceAt go together; taintedAt without proofOfOff',
+    );
   });
 });

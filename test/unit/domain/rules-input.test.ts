@@ -8,7 +8,15 @@ import {
   providerIdPresent,
   sameTarget,
 } from '../../../lib/domain/rules/input.js';
-import { aRequest, checkFence, committedHistory, freshHistory, observe } from './support/fixtures.js';
+import { unfenceContext } from '../../../lib/domain/rules/unfence-context.js';
+import {
+  anUnfenceRequest,
+  aRequest,
+  checkFence,
+  committedHistory,
+  freshHistory,
+  observe,
+} from './support/fixtures.js';
 
 describe('node-exists (safety.md 10)', () => {
   it('is compliant when the node exists', () => {
@@ -74,6 +82,9 @@ describe('provider-id-parses (safety.md 10)', () => {
   it('rejects an observation that has a node but says nothing about its instance', () => {
     const observation = { ...observe(), instance: null };
     expect(() => fenceContext(observation, aRequest(), freshHistory())).toThrow(ValidationError);
+    expect(() => fenceContext(observation, aRequest(), freshHistory())).toThrow(
+      'observation of node worker-1 says nothing about its instance',
+    );
   });
 });
 
@@ -126,5 +137,54 @@ describe('evidence-names-instance (safety.md 3)', () => {
       phase: 'Refused',
       reason: 'InstanceMismatch',
     });
+  });
+});
+
+describe('fence context (safety.md 10: input that contradicts itself is refused)', () => {
+  it('rejects an observation of another node than the request names', () => {
+    const request = aRequest({ node: 'worker-2' });
+    expect(() => fenceContext(observe(), request, freshHistory())).toThrow(
+      new ValidationError('observation is of node worker-1, request is for node worker-2'),
+    );
+  });
+
+  it('rejects a history of a run on another node', () => {
+    const history = committedHistory();
+    const elsewhere = { ...history, target: history.target && { ...history.target, node: 'worker-2' } };
+    expect(() => fenceContext(observe(), aRequest(), elsewhere)).toThrow(
+      new ValidationError('history is of node worker-2, request is for node worker-1'),
+    );
+  });
+
+  it('accepts an unknown node with no instance (the node-exists rule refuses it)', () => {
+    expect(
+      fenceContext({ ...observe({ node: null }), instance: null }, aRequest(), freshHistory()).node,
+    ).toBeNull();
+  });
+});
+
+describe('unfence context (safety.md 10)', () => {
+  it.each([Number.NaN, -1, Number.POSITIVE_INFINITY])('rejects waitSeconds %s', (waitSeconds) => {
+    expect(() => unfenceContext(observe(), anUnfenceRequest({ waitSeconds }), freshHistory())).toThrow(
+      new ValidationError('waitSeconds must be a finite number >= 0'),
+    );
+  });
+
+  it('accepts waiting zero seconds', () => {
+    expect(unfenceContext(observe(), anUnfenceRequest({ waitSeconds: 0 }), freshHistory()).node?.name).toBe(
+      'worker-1',
+    );
+  });
+
+  it('rejects an observation of another node than the request names', () => {
+    expect(() => unfenceContext(observe(), anUnfenceRequest({ node: 'worker-2' }), freshHistory())).toThrow(
+      new ValidationError('observation is of node worker-1, request is for node worker-2'),
+    );
+  });
+
+  it('rejects an observation that has a node but says nothing about its instance', () => {
+    expect(() =>
+      unfenceContext({ ...observe(), instance: null }, anUnfenceRequest(), freshHistory()),
+    ).toThrow(new ValidationError('observation of node worker-1 says nothing about its instance'));
   });
 });
