@@ -94,6 +94,41 @@ describe('identity-corroborated (safety.md 3)', () => {
     });
   });
 
+  it('says what the node and the machine each report when nothing ties them together', () => {
+    const node = { addresses: [{ type: 'Hostname', address: 'hand-made' }], csiNodeIds: [] };
+    expect(checkFence(identityCorroborated, { node, volumeAttachments: [] })).toMatchObject({
+      evidence: [
+        'node worker-1 reports addresses Hostname hand-made and no CSI node ID naming the machine',
+        `${INSTANCE} has addresses 10.0.1.23 and host names ${NODE_DNS}`,
+      ],
+    });
+    const bare = { node: { addresses: [], csiNodeIds: [] }, volumeAttachments: [] };
+    expect(
+      checkFence(identityCorroborated, { ...bare, identity: { ...IDENTITY, privateIps: [], hostnames: [] } }),
+    ).toMatchObject({
+      reason: 'IdentityUnproven',
+      evidence: [
+        'node worker-1 reports addresses none and no CSI node ID naming the machine',
+        `${INSTANCE} has addresses none and host names none`,
+      ],
+    });
+  });
+
+  it('refuses when the provider does not know the machine, saying so', () => {
+    const node = { addresses: [{ type: 'Hostname', address: 'hand-made' }], csiNodeIds: [] };
+    expect(checkFence(identityCorroborated, { node, volumeAttachments: [], identity: null })).toMatchObject({
+      phase: 'Refused',
+      reason: 'IdentityUnproven',
+      evidence: [expect.any(String), `the provider does not know ${INSTANCE}`],
+    });
+  });
+
+  it('names the provider error when the machine could not be read', () => {
+    expect(checkFence(identityCorroborated, { identity: fault('Rate exceeded') })).toMatchObject({
+      evidence: ['identity check failed: ProviderApiError: Rate exceeded'],
+    });
+  });
+
   it('waits when the machine could not be read, with the throttling reason when throttled', () => {
     expect(checkFence(identityCorroborated, { identity: fault() })).toMatchObject({
       reason: 'ProviderApiError',
