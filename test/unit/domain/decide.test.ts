@@ -3,6 +3,7 @@ import {
   DEFAULT_LIMITS,
   type Decision,
   decide,
+  decideWithTable,
   FENCE_TABLE,
   type FenceRequest,
   ValidationError,
@@ -86,6 +87,23 @@ describe('decide: the fence table', () => {
       'drained',
       'no-rule-decided',
     ]);
+  });
+});
+
+describe('decide: when no rule decides', () => {
+  it('waits without acting (the table’s last rule), and a table without one is a programming error', () => {
+    const gatesOnly = FENCE_TABLE.filter(
+      (rule) => rule.id === 'node-exists' || rule.id === 'no-rule-decided',
+    );
+    expect(decideWithTable(gatesOnly, observe(), aRequest(), freshHistory())).toMatchObject({
+      phase: 'Assess',
+      action: null,
+      done: false,
+      message: 'No rule decided; waiting without acting.',
+    });
+    expect(() => decideWithTable([], observe(), aRequest(), freshHistory())).toThrow(
+      'decision table has no final rule',
+    );
   });
 });
 
