@@ -8,6 +8,7 @@ import {
   isTerminal,
   mayDeleteVolumeAttachments,
   Phase,
+  ProviderApiError,
   ProviderIdError,
   REASON_SENTENCES,
   Reason,
@@ -62,6 +63,17 @@ describe('errors', () => {
     expect(new ProviderIdError('bad', { providerId: 'aws:///x' })).toMatchObject({ problem: 'unparseable' });
     expect(new ProviderIdError('none')).toMatchObject({ problem: 'missing' });
     expect(new ValidationError('x').name).toBe('ValidationError');
+  });
+  it('marks a provider error as throttling only when the adapter says so', () => {
+    expect(
+      new ProviderApiError('Rate exceeded', { operation: 'DescribeInstances', throttled: true }),
+    ).toMatchObject({
+      name: 'ProviderApiError',
+      operation: 'DescribeInstances',
+      throttled: true,
+    });
+    expect(new ProviderApiError('denied')).toMatchObject({ operation: undefined, throttled: false });
+    expect(new ProviderApiError('5xx', { throttled: false }).throttled).toBe(false);
   });
 });
 
