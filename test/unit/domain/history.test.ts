@@ -64,6 +64,51 @@ describe('record', () => {
     });
   });
 
+  it('commits at the step’s own time when the provider did not answer', () => {
+    const observation = observe({ at: 10, power: { name: 'ProviderApiError', message: 'timeout' } });
+    expect(
+      record(freshHistory(), { phase: 'ConfirmOff', action: null, reason: null }, observation),
+    ).toMatchObject({
+      target: { instanceId: INSTANCE },
+      decidedToFenceAt: t(10),
+    });
+  });
+
+  it('commits to nothing without a node or a resolved instance (target and time go together)', () => {
+    const unresolved = { resolved: false, problem: 'unparseable', detail: 'bad' } as const;
+    for (const observation of [observe({ node: null }), observe({ instance: unresolved })]) {
+      const next = record(freshHistory(), { phase: 'ConfirmOff', action: null, reason: null }, observation);
+      expect(next).toMatchObject({ target: null, decidedToFenceAt: null });
+      expect(() => assertHistory(next)).not.toThrow();
+    }
+  });
+
+  it('records no taint time for a step that saw no node', () => {
+    const next = record(
+      provenHistory(),
+      { phase: 'Drain', action: null, reason: null },
+      observe({ at: 50, node: null }),
+    );
+    expect(next.taintedAt).toBeNull();
+  });
+
+  it('records which rule decided each step', () => {
+    const next = record(
+      freshHistory(),
+      { phase: 'Assess', action: null, reason: null, rule: 'lease-stale' },
+      observe(),
+    );
+    expect(next.steps.at(-1)).toEqual({
+      at: t(0),
+      phase: 'Assess',
+      action: null,
+      reason: null,
+      rule: 'lease-stale',
+    });
+    const unnamed = record(freshHistory(), { phase: 'Assess', action: null, reason: null }, observe());
+    expect(unnamed.steps.at(-1)?.rule).toBeNull();
+  });
+
   it('does not commit on an Assess or dry-run step', () => {
     const dry = { ...powerOff, dryRun: true };
     const a = record(freshHistory(), { phase: 'Assess', action: null, reason: null }, observe());
@@ -117,6 +162,36 @@ describe('record', () => {
 
   it.each(['terminated', 'not-found'] as const)('takes %s as proof', (state) => {
     expect(proofFrom(committedHistory(), observe({ at: 20, power: { state } }))).not.toBeNull();
+  });
+
+  it('takes only an off observation made strictly after the decision (safety.md 1)', () => {
+    // committedHistory decided at t(10): an observation made at that very instant predates nothing.
+    expect(proofFrom(committedHistory(), observe({ at: 10, power: stopped(10) }))).toBeNull();
+    expect(proofFrom(committedHistory(), observe({ at: 11, power: stopped(11) }))).toMatchObject({
+      observedAt: t(11),
+    });
+  });
+
+  it('takes no proof about another machine than the run committed to (safety.md 1, 3)', () => {
+    const other = 'i-0ffffffffffffffff';
+    // The provider answered about another instance than the node names...
+    expect(
+      proofFrom(committedHistory(), observe({ at: 20, power: { ...stopped(20), instanceId: other } })),
+    ).toBeNull();
+    // ...or the node now names another instance, whatever the provider said about it.
+    const renamed = observe({ at: 20, power: stopped(20) });
+    const instance = renamed.instance?.resolved ? renamed.instance : null;
+    if (instance === null) throw new Error('fixture resolves the instance');
+    const moved = { ...renamed, instance: { ...instance, ref: { ...instance.ref, instanceId: other } } };
+    expect(proofFrom(committedHistory(), moved)).toBeNull();
+  });
+
+  it('takes no proof without both a target and a decision time, or without a resolved instance', () => {
+    const off = observe({ at: 20, power: stopped(20) });
+    expect(proofFrom({ ...committedHistory(), target: null }, off)).toBeNull();
+    expect(proofFrom({ ...committedHistory(), decidedToFenceAt: null }, off)).toBeNull();
+    const unresolved = { resolved: false, problem: 'unparseable', detail: 'bad' } as const;
+    expect(proofFrom(committedHistory(), observe({ at: 20, instance: unresolved }))).toBeNull();
   });
 
   it('records when the taint is first seen after the proof', () => {
