@@ -6,6 +6,7 @@ import {
   decideWithTable,
   FENCE_TABLE,
   type FenceRequest,
+  LIMIT_BOUNDS,
   ValidationError,
 } from '../../../lib/domain/index.js';
 import {
@@ -246,6 +247,23 @@ describe('decide: bad input is an error', () => {
   ])('rejects limits that would switch a rule off: %s = %s', (key, value) => {
     const request = aRequest({ limits: { ...DEFAULT_LIMITS, [key]: value } });
     expect(() => decide(observe(), request, freshHistory())).toThrow(new RegExp(key));
+  });
+
+  it('accepts every limit at its bounds, and rejects one past them, saying the range', () => {
+    for (const [key, { min, max }] of Object.entries(LIMIT_BOUNDS)) {
+      for (const value of [min, max]) {
+        const request = aRequest({ limits: { ...DEFAULT_LIMITS, [key]: value } });
+        expect(() => decide(observe(), request, freshHistory()), `${key} = ${value}`).not.toThrow();
+      }
+      const over = aRequest({ limits: { ...DEFAULT_LIMITS, [key]: max + 1 } });
+      expect(() => decide(observe(), over, freshHistory())).toThrow(
+        `invalid fence limits: ${key} must be a number from ${min} to ${max}`,
+      );
+    }
+    const fraction = aRequest({ limits: { ...DEFAULT_LIMITS, maxUnhealthyFraction: 1 } });
+    expect(() => decide(observe(), fraction, freshHistory())).toThrow(
+      'invalid fence limits: maxUnhealthyFraction must be above 0 and below 1',
+    );
   });
 
   it('rejects an unreadable observation time', () => {

@@ -52,6 +52,10 @@ describe('errors', () => {
     expect(isFencerError(new Error('x'))).toBe(false);
   });
 
+  it('carries no cause when none was given', () => {
+    expect('cause' in new ValidationError('x')).toBe(false);
+  });
+
   it('carries the reason code on a refusal', () => {
     expect(new RefusedError(Reason.NodeReady, 'no')).toMatchObject({
       name: 'RefusedError',
