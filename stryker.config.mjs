@@ -18,8 +18,8 @@ export default {
   coverageAnalysis: 'perTest',
   // Static mutants (module-level tables and constants, evaluated once at import) cannot be traced to the
   // tests that reach them, so each re-runs every test: about a sixth of the mutants and half of the time.
-  // They are left out by default; `npm run mutation -- --ignoreStatic false` includes them (the rule table
-  // itself is also judged by test/unit/domain/table-ablation.test.ts, rule by rule).
+  // They are left out by default; set this to false to include them (the fence table itself is also
+  // judged by test/unit/domain/table-ablation.test.ts, rule by rule).
   ignoreStatic: true,
   // The development machine has 2 cores shared with labs and CI: one test runner at a time (and run it
   // under `nice -n 19`).
