@@ -13,10 +13,13 @@ import {
   aPod,
   aRequest,
   aVolumeAttachment,
+  committedHistory,
   freshHistory,
+  INSTANCE,
   OUR_RECORD,
   OUR_TAINT,
   observe,
+  provenHistory,
   ROOT_DISK,
   type Spec,
   stopped,
@@ -87,6 +90,27 @@ describe('decide: the fence table', () => {
       'legacy-delete-volume-attachments',
       'drained',
       'no-rule-decided',
+    ]);
+  });
+});
+
+describe('decide: the evidence every decision starts with', () => {
+  it('the node, the machine, the decision time and the proof, in that order', () => {
+    const decision = decide(observe({ at: 60, power: stopped(60) }), aRequest(), provenHistory());
+    expect(decision.evidence.slice(0, 4)).toEqual([
+      expect.stringMatching(/^node worker-1: Ready=Unknown, /),
+      expect.stringMatching(new RegExp(`^instance ${INSTANCE}: stopped \\(`)),
+      `decided to fence at ${t(10)}`,
+      expect.stringMatching(new RegExp(`^proof of off: instance ${INSTANCE}: stopped .*observed ${t(40)}$`)),
+    ]);
+  });
+
+  it('only what was seen on a fresh run', () => {
+    const decision = decide(observe(), aRequest({ dryRun: true }), freshHistory());
+    expect(decision.evidence.some((line) => line.startsWith('decided to fence at'))).toBe(false);
+    expect(decision.evidence.some((line) => line.startsWith('proof of off'))).toBe(false);
+    expect(decide(observe({ node: null }), aRequest(), freshHistory()).evidence).toEqual([
+      'node worker-1 not found',
     ]);
   });
 });
@@ -264,6 +288,21 @@ describe('decide: bad input is an error', () => {
     expect(() => decide(observe(), fraction, freshHistory())).toThrow(
       'invalid fence limits: maxUnhealthyFraction must be above 0 and below 1',
     );
+  });
+
+  it('rejects a history that contradicts itself before deciding anything (safety.md 1, 10)', () => {
+    const forged = { ...freshHistory(), proofOfOff: provenHistory().proofOfOff };
+    expect(() => decide(observe({ at: 60, power: stopped(60) }), aRequest(), forged)).toThrow(
+      /inconsistent run history: proofOfOff was not observed after decidedToFenceAt/,
+    );
+  });
+
+  it('names the field of an unreadable time', () => {
+    expect(() => decide({ ...observe(), observedAt: 'now' }, aRequest(), freshHistory())).toThrow(
+      /observedAt/,
+    );
+    const history = { ...committedHistory(), decidedToFenceAt: 'yesterday' };
+    expect(() => decide(observe({ at: 20 }), aRequest(), history)).toThrow(/decidedToFenceAt/);
   });
 
   it('rejects an unreadable observation time', () => {
