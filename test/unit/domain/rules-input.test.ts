@@ -55,6 +55,31 @@ describe('provider-id-present (safety.md 10)', () => {
   });
 });
 
+describe('provider-id-present, each signal alone', () => {
+  it('refuses when the node has no providerID, whatever the resolver said', () => {
+    expect(checkFence(providerIdPresent, { node: { providerId: null } })).toMatchObject({
+      reason: 'ProviderIdMissing',
+      evidence: ['node worker-1 has no spec.providerID'],
+    });
+  });
+
+  it('refuses when the resolver found it missing (an empty providerID)', () => {
+    const instance = { resolved: false, problem: 'missing', detail: 'spec.providerID is empty' } as const;
+    expect(checkFence(providerIdPresent, { node: { providerId: '' }, instance })).toMatchObject({
+      reason: 'ProviderIdMissing',
+    });
+  });
+
+  it('leaves an unparseable providerID to provider-id-parses, which quotes it', () => {
+    const instance = { resolved: false, problem: 'unparseable', detail: 'no instance id' } as const;
+    const spec = { node: { providerId: 'aws:///garbage' }, instance };
+    expect(checkFence(providerIdPresent, spec)).toEqual(Compliant);
+    expect(checkFence(providerIdParses, spec)).toMatchObject({
+      evidence: ['providerID "aws:///garbage": no instance id'],
+    });
+  });
+});
+
 describe('provider-id-parses (safety.md 10)', () => {
   it('is compliant when the providerID resolved to an instance', () => {
     expect(checkFence(providerIdParses, {})).toEqual(Compliant);
