@@ -29,6 +29,12 @@ describe('instance-unique (safety.md 2 and 3)', () => {
     });
   });
 
+  it('names every other Node that claims the machine', () => {
+    expect(checkFence(instanceUnique, { otherNodes: ['worker-7', 'worker-8'] })).toMatchObject({
+      evidence: [`instance ${INSTANCE} is also named by node worker-7, node worker-8`],
+    });
+  });
+
   it('refuses mid-run too: a Node registered for the machine means it is alive', () => {
     expect(
       checkFence(instanceUnique, { otherNodes: ['worker-7'] }, aRequest(), committedHistory()),

@@ -15,6 +15,7 @@ import {
   checkFence,
   committedHistory,
   freshHistory,
+  INSTANCE,
   observe,
 } from './support/fixtures.js';
 
@@ -127,6 +128,27 @@ describe('same-target (safety.md 3, 7)', () => {
       checkFence(sameTarget, { node: { uid: 'uid-new' } }, aRequest(), committedHistory()),
     ).toMatchObject({
       phase: 'Refused',
+      reason: 'TargetChanged',
+    });
+  });
+
+  it('says what it committed to and what it sees now', () => {
+    expect(
+      checkFence(sameTarget, { node: { uid: 'uid-new' } }, aRequest(), committedHistory()),
+    ).toMatchObject({
+      evidence: [
+        `committed to node uid uid-worker-1, instance aws/${INSTANCE}`,
+        `now node uid uid-new, instance aws/${INSTANCE}`,
+      ],
+    });
+  });
+
+  it('refuses the same instance id under another provider', () => {
+    const observation = observe();
+    const instance = observation.instance?.resolved ? observation.instance : null;
+    if (instance === null) throw new Error('fixture resolves the instance');
+    const moved = { ...instance, ref: { ...instance.ref, provider: 'alibaba' as const } };
+    expect(checkFence(sameTarget, { instance: moved }, aRequest(), committedHistory())).toMatchObject({
       reason: 'TargetChanged',
     });
   });
