@@ -147,7 +147,7 @@ describe('same-target (safety.md 3, 7)', () => {
     const observation = observe();
     const instance = observation.instance?.resolved ? observation.instance : null;
     if (instance === null) throw new Error('fixture resolves the instance');
-    const moved = { ...instance, ref: { ...instance.ref, provider: 'alibaba' as const } };
+    const moved = { ...instance, ref: { ...instance.ref, provider: 'alicloud' as const } };
     expect(checkFence(sameTarget, { instance: moved }, aRequest(), committedHistory())).toMatchObject({
       reason: 'TargetChanged',
     });
