@@ -3,18 +3,23 @@ import {
   DEFAULT_LIMITS,
   type Decision,
   decide,
+  decideWithTable,
   FENCE_TABLE,
   type FenceRequest,
+  LIMIT_BOUNDS,
   ValidationError,
 } from '../../../lib/domain/index.js';
 import {
   aPod,
   aRequest,
   aVolumeAttachment,
+  committedHistory,
   freshHistory,
+  INSTANCE,
   OUR_RECORD,
   OUR_TAINT,
   observe,
+  provenHistory,
   ROOT_DISK,
   type Spec,
   stopped,
@@ -92,6 +97,44 @@ describe('decide: the fence table', () => {
       'drained',
       'no-rule-decided',
     ]);
+  });
+});
+
+describe('decide: the evidence every decision starts with', () => {
+  it('the node, the machine, the decision time and the proof, in that order', () => {
+    const decision = decide(observe({ at: 60, power: stopped(60) }), aRequest(), provenHistory());
+    expect(decision.evidence.slice(0, 4)).toEqual([
+      expect.stringMatching(/^node worker-1: Ready=Unknown, /),
+      expect.stringMatching(new RegExp(`^instance ${INSTANCE}: stopped \\(`)),
+      `decided to fence at ${t(10)}`,
+      expect.stringMatching(new RegExp(`^proof of off: instance ${INSTANCE}: stopped .*observed ${t(40)}$`)),
+    ]);
+  });
+
+  it('only what was seen on a fresh run', () => {
+    const decision = decide(observe(), aRequest({ dryRun: true }), freshHistory());
+    expect(decision.evidence.some((line) => line.startsWith('decided to fence at'))).toBe(false);
+    expect(decision.evidence.some((line) => line.startsWith('proof of off'))).toBe(false);
+    expect(decide(observe({ node: null }), aRequest(), freshHistory()).evidence).toEqual([
+      'node worker-1 not found',
+    ]);
+  });
+});
+
+describe('decide: when no rule decides', () => {
+  it('waits without acting (the table’s last rule), and a table without one is a programming error', () => {
+    const gatesOnly = FENCE_TABLE.filter(
+      (rule) => rule.id === 'node-exists' || rule.id === 'no-rule-decided',
+    );
+    expect(decideWithTable(gatesOnly, observe(), aRequest(), freshHistory())).toMatchObject({
+      phase: 'Assess',
+      action: null,
+      done: false,
+      message: 'No rule decided; waiting without acting.',
+    });
+    expect(() => decideWithTable([], observe(), aRequest(), freshHistory())).toThrow(
+      'decision table has no final rule',
+    );
   });
 });
 
@@ -234,6 +277,38 @@ describe('decide: bad input is an error', () => {
   ])('rejects limits that would switch a rule off: %s = %s', (key, value) => {
     const request = aRequest({ limits: { ...DEFAULT_LIMITS, [key]: value } });
     expect(() => decide(observe(), request, freshHistory())).toThrow(new RegExp(key));
+  });
+
+  it('accepts every limit at its bounds, and rejects one past them, saying the range', () => {
+    for (const [key, { min, max }] of Object.entries(LIMIT_BOUNDS)) {
+      for (const value of [min, max]) {
+        const request = aRequest({ limits: { ...DEFAULT_LIMITS, [key]: value } });
+        expect(() => decide(observe(), request, freshHistory()), `${key} = ${value}`).not.toThrow();
+      }
+      const over = aRequest({ limits: { ...DEFAULT_LIMITS, [key]: max + 1 } });
+      expect(() => decide(observe(), over, freshHistory())).toThrow(
+        `invalid fence limits: ${key} must be a number from ${min} to ${max}`,
+      );
+    }
+    const fraction = aRequest({ limits: { ...DEFAULT_LIMITS, maxUnhealthyFraction: 1 } });
+    expect(() => decide(observe(), fraction, freshHistory())).toThrow(
+      'invalid fence limits: maxUnhealthyFraction must be above 0 and below 1',
+    );
+  });
+
+  it('rejects a history that contradicts itself before deciding anything (safety.md 1, 10)', () => {
+    const forged = { ...freshHistory(), proofOfOff: provenHistory().proofOfOff };
+    expect(() => decide(observe({ at: 60, power: stopped(60) }), aRequest(), forged)).toThrow(
+      /inconsistent run history: proofOfOff was not observed after decidedToFenceAt/,
+    );
+  });
+
+  it('names the field of an unreadable time', () => {
+    expect(() => decide({ ...observe(), observedAt: 'now' }, aRequest(), freshHistory())).toThrow(
+      /observedAt/,
+    );
+    const history = { ...committedHistory(), decidedToFenceAt: 'yesterday' };
+    expect(() => decide(observe({ at: 20 }), aRequest(), history)).toThrow(/decidedToFenceAt/);
   });
 
   it('rejects an unreadable observation time', () => {

@@ -68,6 +68,51 @@ describe('record', () => {
     });
   });
 
+  it('commits at the step’s own time when the provider did not answer', () => {
+    const observation = observe({ at: 10, power: { name: 'ProviderApiError', message: 'timeout' } });
+    expect(
+      record(freshHistory(), { phase: 'ConfirmOff', action: null, reason: null }, observation),
+    ).toMatchObject({
+      target: { instanceId: INSTANCE },
+      decidedToFenceAt: t(10),
+    });
+  });
+
+  it('commits to nothing without a node or a resolved instance (target and time go together)', () => {
+    const unresolved = { resolved: false, problem: 'unparseable', detail: 'bad' } as const;
+    for (const observation of [observe({ node: null }), observe({ instance: unresolved })]) {
+      const next = record(freshHistory(), { phase: 'ConfirmOff', action: null, reason: null }, observation);
+      expect(next).toMatchObject({ target: null, decidedToFenceAt: null });
+      expect(() => assertHistory(next)).not.toThrow();
+    }
+  });
+
+  it('records no taint time for a step that saw no node', () => {
+    const next = record(
+      provenHistory(),
+      { phase: 'Drain', action: null, reason: null },
+      observe({ at: 50, node: null }),
+    );
+    expect(next.taintedAt).toBeNull();
+  });
+
+  it('records which rule decided each step', () => {
+    const next = record(
+      freshHistory(),
+      { phase: 'Assess', action: null, reason: null, rule: 'lease-stale' },
+      observe(),
+    );
+    expect(next.steps.at(-1)).toEqual({
+      at: t(0),
+      phase: 'Assess',
+      action: null,
+      reason: null,
+      rule: 'lease-stale',
+    });
+    const unnamed = record(freshHistory(), { phase: 'Assess', action: null, reason: null }, observe());
+    expect(unnamed.steps.at(-1)?.rule).toBeNull();
+  });
+
   it('does not commit on an Assess or dry-run step', () => {
     const dry = { ...powerOff, dryRun: true };
     const a = record(freshHistory(), { phase: 'Assess', action: null, reason: null }, observe());
@@ -123,6 +168,36 @@ describe('record', () => {
     expect(proofFrom(committedHistory(), observe({ at: 20, power: { state } }))).not.toBeNull();
   });
 
+  it('takes only an off observation made strictly after the decision (safety.md 1)', () => {
+    // committedHistory decided at t(10): an observation made at that very instant predates nothing.
+    expect(proofFrom(committedHistory(), observe({ at: 10, power: stopped(10) }))).toBeNull();
+    expect(proofFrom(committedHistory(), observe({ at: 11, power: stopped(11) }))).toMatchObject({
+      observedAt: t(11),
+    });
+  });
+
+  it('takes no proof about another machine than the run committed to (safety.md 1, 3)', () => {
+    const other = 'i-0ffffffffffffffff';
+    // The provider answered about another instance than the node names...
+    expect(
+      proofFrom(committedHistory(), observe({ at: 20, power: { ...stopped(20), instanceId: other } })),
+    ).toBeNull();
+    // ...or the node now names another instance, whatever the provider said about it.
+    const renamed = observe({ at: 20, power: stopped(20) });
+    const instance = renamed.instance?.resolved ? renamed.instance : null;
+    if (instance === null) throw new Error('fixture resolves the instance');
+    const moved = { ...renamed, instance: { ...instance, ref: { ...instance.ref, instanceId: other } } };
+    expect(proofFrom(committedHistory(), moved)).toBeNull();
+  });
+
+  it('takes no proof without both a target and a decision time, or without a resolved instance', () => {
+    const off = observe({ at: 20, power: stopped(20) });
+    expect(proofFrom({ ...committedHistory(), target: null }, off)).toBeNull();
+    expect(proofFrom({ ...committedHistory(), decidedToFenceAt: null }, off)).toBeNull();
+    const unresolved = { resolved: false, problem: 'unparseable', detail: 'bad' } as const;
+    expect(proofFrom(committedHistory(), observe({ at: 20, instance: unresolved }))).toBeNull();
+  });
+
   it('records when the taint is first seen after the proof', () => {
     const proven = record(
       committedHistory(),
@@ -155,18 +230,49 @@ describe('assertHistory (safety.md 1, 10)', () => {
   });
 
   it.each([
-    ['a proof without a decision', { ...provenHistory(), target: null, decidedToFenceAt: null }],
-    ['a proof older than the decision', { ...provenHistory(), decidedToFenceAt: t(100) }],
+    [
+      'a proof without a decision',
+      { ...provenHistory(), target: null, decidedToFenceAt: null },
+      'proofOfOff was not observed after decidedToFenceAt',
+    ],
+    [
+      'a proof older than the decision',
+      { ...provenHistory(), decidedToFenceAt: t(100) },
+      'proofOfOff was not observed after decidedToFenceAt',
+    ],
+    [
+      'a proof observed at the very time of the decision',
+      { ...provenHistory(), decidedToFenceAt: t(40) },
+      'proofOfOff was not observed after decidedToFenceAt',
+    ],
     [
       'a proof that is not off',
       { ...provenHistory(), proofOfOff: { instanceId: INSTANCE, state: 'stopping', observedAt: t(40) } },
+      'proofOfOff shows stopping, which is not off',
     ],
     [
       'a proof about another instance',
       { ...provenHistory(), proofOfOff: { instanceId: 'i-0other', state: 'stopped', observedAt: t(40) } },
+      'proofOfOff is about another instance',
     ],
-    ['a taint time without proof', { ...committedHistory(), taintedAt: t(50) }],
-  ] as const)('rejects %s', (_, history) => {
+    [
+      'a taint time without proof',
+      { ...committedHistory(), taintedAt: t(50) },
+      'taintedAt without any proof',
+    ],
+    ['an empty run id', { ...freshHistory(), runId: '' }, 'runId is empty'],
+    ['a target without a decision time', { ...committedHistory(), decidedToFenceAt: null }, 'go together'],
+    ['a decision time without a target', { ...committedHistory(), target: null }, 'go together'],
+  ] as const)('rejects %s, saying why', (_, history, why) => {
     expect(() => assertHistory(history)).toThrow(ValidationError);
+    expect(() => assertHistory(history)).toThrow(`inconsistent run history: `);
+    expect(() => assertHistory(history)).toThrow(why);
+  });
+
+  it('names every problem at once', () => {
+    const history = { ...committedHistory(), runId: '', decidedToFenceAt: null, taintedAt: t(50) };
+    expect(() => assertHistory(history)).toThrow(
+      'inconsistent run history: runId is empty; target and decidedToFenceAt go together; taintedAt without any proof',
+    );
   });
 });

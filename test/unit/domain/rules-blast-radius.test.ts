@@ -61,6 +61,44 @@ describe('unhealthy-within-limits (safety.md 4)', () => {
 
   it('rejects impossible counts', () => {
     expect(() => checkFence(unhealthyWithinLimits, unhealthy(5, 3))).toThrow(ValidationError);
+    expect(() => checkFence(unhealthyWithinLimits, unhealthy(5, 3))).toThrow(
+      'cluster has 3 nodes but 5 unhealthy ones',
+    );
+    expect(() => checkFence(unhealthyWithinLimits, unhealthy(1, 2.5))).toThrow(ValidationError);
+  });
+
+  it('is compliant when the unhealthy fraction equals the limit (only exceeding it refuses)', () => {
+    // 2 of 5 is exactly the default fraction 0.4.
+    expect(checkFence(unhealthyWithinLimits, unhealthy(2, 5))).toEqual(Compliant);
+  });
+
+  it('says how many nodes are unhealthy against which limits', () => {
+    expect(checkFence(unhealthyWithinLimits, unhealthy(4))).toMatchObject({
+      evidence: ['4 of 20 nodes unhealthy (limits: 3 nodes, fraction 0.4)'],
+    });
+    expect(
+      checkFence(unhealthyWithinLimits, { at: 20, ...unhealthy(8) }, aRequest(), committedHistory()),
+    ).toMatchObject({
+      message:
+        'Too many nodes are unhealthy to request another power-off; waiting for the one already requested.',
+      evidence: ['8 of 20 nodes unhealthy (limits: 3 nodes, fraction 0.4)'],
+      waitSeconds: expect.any(Number),
+    });
+  });
+
+  it('fails at the power-off deadline rather than wait for ever on a partitioned cluster', () => {
+    expect(
+      checkFence(unhealthyWithinLimits, { at: 400, ...unhealthy(8) }, aRequest(), committedHistory()),
+    ).toMatchObject({ phase: 'Failed', action: null });
+  });
+
+  it('does not gate a run that holds proof, even if the instance now looks on (still-off decides that)', () => {
+    const spec = { at: 60, power: { state: 'running' as const }, ...unhealthy(8) };
+    expect(checkFence(unhealthyWithinLimits, spec, aRequest(), provenHistory())).toEqual(NotApplicable);
+  });
+
+  it('does not apply to an unknown node (node-exists refuses it)', () => {
+    expect(checkFence(unhealthyWithinLimits, { node: null, ...unhealthy(8) })).toEqual(NotApplicable);
   });
 });
 
@@ -77,7 +115,12 @@ describe('in-flight-within-limits (safety.md 4)', () => {
     expect(checkFence(inFlightWithinLimits, { cluster: { fencingsInFlight: ['worker-7'] } })).toMatchObject({
       phase: 'Refused',
       reason: 'TooManyInFlight',
+      evidence: ["1 fencings in flight (worker-7), the cluster's limit is 1"],
     });
+    const twice = {
+      cluster: { fencingsInFlight: ['worker-7', 'worker-7', 'worker-8', NODE], maxInFlight: 3 },
+    };
+    expect(checkFence(inFlightWithinLimits, twice)).toEqual(Compliant);
   });
 
   it('does not apply once this run has committed (it is in flight itself)', () => {

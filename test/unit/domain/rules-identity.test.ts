@@ -29,6 +29,12 @@ describe('instance-unique (safety.md 2 and 3)', () => {
     });
   });
 
+  it('names every other Node that claims the machine', () => {
+    expect(checkFence(instanceUnique, { otherNodes: ['worker-7', 'worker-8'] })).toMatchObject({
+      evidence: [`instance ${INSTANCE} is also named by node worker-7, node worker-8`],
+    });
+  });
+
   it('refuses mid-run too: a Node registered for the machine means it is alive', () => {
     expect(
       checkFence(instanceUnique, { otherNodes: ['worker-7'] }, aRequest(), committedHistory()),
@@ -91,6 +97,41 @@ describe('identity-corroborated (safety.md 3)', () => {
     expect(checkFence(identityCorroborated, { node, volumeAttachments: [] })).toMatchObject({
       phase: 'Refused',
       reason: 'IdentityUnproven',
+    });
+  });
+
+  it('says what the node and the machine each report when nothing ties them together', () => {
+    const node = { addresses: [{ type: 'Hostname', address: 'hand-made' }], csiNodeIds: [] };
+    expect(checkFence(identityCorroborated, { node, volumeAttachments: [] })).toMatchObject({
+      evidence: [
+        'node worker-1 reports addresses Hostname hand-made and no CSI node ID naming the machine',
+        `${INSTANCE} has addresses 10.0.1.23 and host names ${NODE_DNS}`,
+      ],
+    });
+    const bare = { node: { addresses: [], csiNodeIds: [] }, volumeAttachments: [] };
+    expect(
+      checkFence(identityCorroborated, { ...bare, identity: { ...IDENTITY, privateIps: [], hostnames: [] } }),
+    ).toMatchObject({
+      reason: 'IdentityUnproven',
+      evidence: [
+        'node worker-1 reports addresses none and no CSI node ID naming the machine',
+        `${INSTANCE} has addresses none and host names none`,
+      ],
+    });
+  });
+
+  it('refuses when the provider does not know the machine, saying so', () => {
+    const node = { addresses: [{ type: 'Hostname', address: 'hand-made' }], csiNodeIds: [] };
+    expect(checkFence(identityCorroborated, { node, volumeAttachments: [], identity: null })).toMatchObject({
+      phase: 'Refused',
+      reason: 'IdentityUnproven',
+      evidence: [expect.any(String), `the provider does not know ${INSTANCE}`],
+    });
+  });
+
+  it('names the provider error when the machine could not be read', () => {
+    expect(checkFence(identityCorroborated, { identity: fault('Rate exceeded') })).toMatchObject({
+      evidence: ['identity check failed: ProviderApiError: Rate exceeded'],
     });
   });
 

@@ -8,7 +8,16 @@ import {
   providerIdPresent,
   sameTarget,
 } from '../../../lib/domain/rules/input.js';
-import { aRequest, checkFence, committedHistory, freshHistory, observe } from './support/fixtures.js';
+import { unfenceContext } from '../../../lib/domain/rules/unfence-context.js';
+import {
+  anUnfenceRequest,
+  aRequest,
+  checkFence,
+  committedHistory,
+  freshHistory,
+  INSTANCE,
+  observe,
+} from './support/fixtures.js';
 
 describe('node-exists (safety.md 10)', () => {
   it('is compliant when the node exists', () => {
@@ -47,6 +56,31 @@ describe('provider-id-present (safety.md 10)', () => {
   });
 });
 
+describe('provider-id-present, each signal alone', () => {
+  it('refuses when the node has no providerID, whatever the resolver said', () => {
+    expect(checkFence(providerIdPresent, { node: { providerId: null } })).toMatchObject({
+      reason: 'ProviderIdMissing',
+      evidence: ['node worker-1 has no spec.providerID'],
+    });
+  });
+
+  it('refuses when the resolver found it missing (an empty providerID)', () => {
+    const instance = { resolved: false, problem: 'missing', detail: 'spec.providerID is empty' } as const;
+    expect(checkFence(providerIdPresent, { node: { providerId: '' }, instance })).toMatchObject({
+      reason: 'ProviderIdMissing',
+    });
+  });
+
+  it('leaves an unparseable providerID to provider-id-parses, which quotes it', () => {
+    const instance = { resolved: false, problem: 'unparseable', detail: 'no instance id' } as const;
+    const spec = { node: { providerId: 'aws:///garbage' }, instance };
+    expect(checkFence(providerIdPresent, spec)).toEqual(Compliant);
+    expect(checkFence(providerIdParses, spec)).toMatchObject({
+      evidence: ['providerID "aws:///garbage": no instance id'],
+    });
+  });
+});
+
 describe('provider-id-parses (safety.md 10)', () => {
   it('is compliant when the providerID resolved to an instance', () => {
     expect(checkFence(providerIdParses, {})).toEqual(Compliant);
@@ -74,6 +108,9 @@ describe('provider-id-parses (safety.md 10)', () => {
   it('rejects an observation that has a node but says nothing about its instance', () => {
     const observation = { ...observe(), instance: null };
     expect(() => fenceContext(observation, aRequest(), freshHistory())).toThrow(ValidationError);
+    expect(() => fenceContext(observation, aRequest(), freshHistory())).toThrow(
+      'observation of node worker-1 says nothing about its instance',
+    );
   });
 });
 
@@ -91,6 +128,27 @@ describe('same-target (safety.md 3, 7)', () => {
       checkFence(sameTarget, { node: { uid: 'uid-new' } }, aRequest(), committedHistory()),
     ).toMatchObject({
       phase: 'Refused',
+      reason: 'TargetChanged',
+    });
+  });
+
+  it('says what it committed to and what it sees now', () => {
+    expect(
+      checkFence(sameTarget, { node: { uid: 'uid-new' } }, aRequest(), committedHistory()),
+    ).toMatchObject({
+      evidence: [
+        `committed to node uid uid-worker-1, instance aws/${INSTANCE}`,
+        `now node uid uid-new, instance aws/${INSTANCE}`,
+      ],
+    });
+  });
+
+  it('refuses the same instance id under another provider', () => {
+    const observation = observe();
+    const instance = observation.instance?.resolved ? observation.instance : null;
+    if (instance === null) throw new Error('fixture resolves the instance');
+    const moved = { ...instance, ref: { ...instance.ref, provider: 'alicloud' as const } };
+    expect(checkFence(sameTarget, { instance: moved }, aRequest(), committedHistory())).toMatchObject({
       reason: 'TargetChanged',
     });
   });
@@ -126,5 +184,54 @@ describe('evidence-names-instance (safety.md 3)', () => {
       phase: 'Refused',
       reason: 'InstanceMismatch',
     });
+  });
+});
+
+describe('fence context (safety.md 10: input that contradicts itself is refused)', () => {
+  it('rejects an observation of another node than the request names', () => {
+    const request = aRequest({ node: 'worker-2' });
+    expect(() => fenceContext(observe(), request, freshHistory())).toThrow(
+      new ValidationError('observation is of node worker-1, request is for node worker-2'),
+    );
+  });
+
+  it('rejects a history of a run on another node', () => {
+    const history = committedHistory();
+    const elsewhere = { ...history, target: history.target && { ...history.target, node: 'worker-2' } };
+    expect(() => fenceContext(observe(), aRequest(), elsewhere)).toThrow(
+      new ValidationError('history is of node worker-2, request is for node worker-1'),
+    );
+  });
+
+  it('accepts an unknown node with no instance (the node-exists rule refuses it)', () => {
+    expect(
+      fenceContext({ ...observe({ node: null }), instance: null }, aRequest(), freshHistory()).node,
+    ).toBeNull();
+  });
+});
+
+describe('unfence context (safety.md 10)', () => {
+  it.each([Number.NaN, -1, Number.POSITIVE_INFINITY])('rejects waitSeconds %s', (waitSeconds) => {
+    expect(() => unfenceContext(observe(), anUnfenceRequest({ waitSeconds }), freshHistory())).toThrow(
+      new ValidationError('waitSeconds must be a finite number >= 0'),
+    );
+  });
+
+  it('accepts waiting zero seconds', () => {
+    expect(unfenceContext(observe(), anUnfenceRequest({ waitSeconds: 0 }), freshHistory()).node?.name).toBe(
+      'worker-1',
+    );
+  });
+
+  it('rejects an observation of another node than the request names', () => {
+    expect(() => unfenceContext(observe(), anUnfenceRequest({ node: 'worker-2' }), freshHistory())).toThrow(
+      new ValidationError('observation is of node worker-1, request is for node worker-2'),
+    );
+  });
+
+  it('rejects an observation that has a node but says nothing about its instance', () => {
+    expect(() =>
+      unfenceContext({ ...observe(), instance: null }, anUnfenceRequest(), freshHistory()),
+    ).toThrow(new ValidationError('observation of node worker-1 says nothing about its instance'));
   });
 });

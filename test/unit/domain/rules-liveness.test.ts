@@ -164,3 +164,31 @@ describe('seen-alive (safety.md 2: absence of evidence is not silence)', () => {
     expect(checkFence(seenAlive, { at: 20, node }, aRequest(), committedHistory())).toEqual(NotApplicable);
   });
 });
+
+describe('liveness at the grace boundary (safety.md 2)', () => {
+  // Default grace 40 s; the node is read at t(0).
+  it('takes a Lease renewed exactly the grace period before the read as silent, and one a second later as alive', () => {
+    expect(checkFence(leaseStale, { node: { leaseRenewTime: t(-40), lastHeartbeat: null } })).toEqual(
+      Compliant,
+    );
+    expect(checkFence(leaseStale, { node: { leaseRenewTime: t(-39), lastHeartbeat: null } })).toMatchObject({
+      phase: 'Refused',
+      reason: 'LeaseFresh',
+      evidence: [`lease renewed 39s before it was read at ${t(0)}, grace 40s`],
+    });
+  });
+
+  it('treats the status heartbeat the same way, and says so', () => {
+    expect(checkFence(heartbeatStale, { node: { lastHeartbeat: t(-40) } })).toEqual(Compliant);
+    expect(checkFence(heartbeatStale, { node: { lastHeartbeat: t(-39) } })).toMatchObject({
+      reason: 'HeartbeatFresh',
+      evidence: [`status heartbeat 39s before it was read at ${t(0)}, grace 40s`],
+    });
+  });
+
+  it('names the node that is Ready', () => {
+    expect(checkFence(nodeNotReady, { node: { ready: 'True' } })).toMatchObject({
+      evidence: ['node worker-1 is Ready=True'],
+    });
+  });
+});

@@ -94,6 +94,7 @@ describe('strategy-supported', () => {
     expect(checkFence(strategySupported, spec, aRequest({ strategy: 'out-of-service' }))).toMatchObject({
       phase: 'Refused',
       reason: 'OutOfServiceUnsupported',
+      evidence: ['strategy out-of-service requested; server is 1.25'],
     });
   });
 

@@ -348,6 +348,65 @@ describe('drained', () => {
     });
   });
 
+  it('never declares Fenced on a step that did not read the disks', () => {
+    const verdict = checkFence(
+      drained,
+      { ...base, ...drainedWorld, disks: null },
+      aRequest(),
+      taintedHistory(),
+    );
+    expect(verdict).toMatchObject({
+      phase: 'Drain',
+      action: null,
+      evidence: ['disks not read in this step'],
+    });
+  });
+
+  it('names everything still tied to the node, in its own words', () => {
+    const spec = {
+      ...base,
+      pods: [aPod('db-0', { terminating: true }), aPod('db-1')],
+      volumeAttachments: [
+        aVolumeAttachment('csi-db-0', { detachError: 'rpc error: timed out' }),
+        aVolumeAttachment('csi-db-1', { attached: false }),
+      ],
+      disks: [ROOT_DISK, { ...DATA_DISK, state: 'detaching' as const }],
+    };
+    const verdict = checkFence(drained, spec, aRequest(), taintedHistory());
+    const left = [
+      'pod db/db-0 (terminating)',
+      'pod db/db-1',
+      'VolumeAttachment csi-db-0 (pv pv-csi-db-0, attached=true, detachError "rpc error: timed out")',
+      'VolumeAttachment csi-db-1 (pv pv-csi-db-1, attached=false)',
+      'disk vol-data detaching',
+    ];
+    expect(verdict).toMatchObject({
+      phase: 'Drain',
+      reason: null,
+      evidence: left,
+      message: `Waiting for node worker-1 to clear: ${left.join('; ')}.`,
+    });
+  });
+
+  it('names the provider error, and throttling as such, when the disks cannot be listed', () => {
+    const throttled = { ...fault('Rate exceeded'), throttled: true };
+    const spec = { ...base, ...drainedWorld, disks: throttled };
+    expect(checkFence(drained, spec, aRequest(), taintedHistory())).toMatchObject({
+      phase: 'Drain',
+      reason: 'ProviderThrottled',
+      evidence: ['disks unknown: ProviderApiError: Rate exceeded'],
+    });
+  });
+
+  it('says the node is fenced, and nothing more when nothing is bound to it', () => {
+    expect(checkFence(drained, { ...base, ...drainedWorld }, aRequest(), taintedHistory())).toMatchObject({
+      phase: 'Fenced',
+      evidence: [],
+      message:
+        'Node worker-1 is fenced: instance off, no pod holds a volume, no VolumeAttachment or disk left.',
+    });
+  });
+
   it('fails when the node has not drained by the deadline', () => {
     expect(checkFence(drained, { ...base, at: 700 }, aRequest(), taintedHistory())).toMatchObject({
       phase: 'Failed',

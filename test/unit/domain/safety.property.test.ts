@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Decision, decide, type Observation } from '../../../lib/domain/index.js';
-import { contractProperties } from './support/contract.js';
+import { contractProperties, RUNS_SCALE } from './support/contract.js';
 
 /** Fixed by default so CI is reproducible; set FC_SEED to explore. */
 const seed = Number(process.env.FC_SEED ?? 20_260_301);
@@ -27,6 +27,10 @@ function count(decision: Decision, observation: Observation): void {
 describe('decide() keeps the fencing contract', () => {
   afterAll(() => {
     // The properties only mean something if runs actually get to each kind of action and each attack.
+    // The counts are sums over every property of this file at full scale. The mutation run (FC_RUNS_SCALE
+    // < 1) runs a tenth of the runs and, per mutant, only the properties that reach it (by name), so the
+    // sums cannot hold there: it skips them, and each mutant is judged by the properties themselves.
+    if (RUNS_SCALE < 1) return;
     expect(kinds.get('taint')).toBeGreaterThan(50);
     expect(kinds.get('Fenced')).toBeGreaterThan(20);
     expect((kinds.get('force-delete-pods') ?? 0) + (kinds.get('delete-pods') ?? 0)).toBeGreaterThan(20);

@@ -9,6 +9,7 @@ import {
   unfenceDryRun,
   unfenceInstanceOwned,
   unfenceInstanceResolved,
+  unfenceNodeExists,
 } from '../../../lib/domain/rules/unfence.js';
 import {
   anUnfenceRequest,
@@ -280,5 +281,50 @@ describe('decideUnfence', () => {
     );
     expect(decision.action).toBeNull();
     expect(decision.evidence.join('\n')).toContain(INSTANCE);
+  });
+});
+
+describe('un-fence refusals no other test reaches', () => {
+  it('refuses an unknown node, naming it', () => {
+    expect(checkUnfence(unfenceNodeExists, { node: null })).toMatchObject({
+      phase: 'Refused',
+      reason: 'NodeNotFound',
+      evidence: ['node worker-1 not found'],
+    });
+    expect(checkUnfence(unfenceNodeExists, back)).toEqual(Compliant);
+  });
+
+  it('refuses power evidence about another machine than the node names (safety.md 3)', () => {
+    const verdict = checkUnfence(unfenceInstanceOwned, { ...back, power: { instanceId: 'i-0other' } });
+    expect(verdict).toMatchObject({
+      phase: 'Refused',
+      reason: 'InstanceMismatch',
+      evidence: [`node names ${INSTANCE}, evidence i-0other`],
+    });
+  });
+
+  it.each([
+    ['wrong-account', 'WrongAccount'],
+    ['wrong-region', 'WrongRegion'],
+  ] as const)(
+    'refuses an instance of the %s with its own reason and the provider’s detail',
+    (why, reason) => {
+      const ownership = { owned: false, reason: why, detail: `instance is in the ${why}` } as const;
+      expect(checkUnfence(unfenceInstanceOwned, { ...back, ownership })).toMatchObject({
+        phase: 'Refused',
+        reason,
+        evidence: [`instance is in the ${why}`],
+      });
+    },
+  );
+
+  it('keeps the taint when no instance is resolved: no evidence of a power cycle', () => {
+    const instance = { resolved: false, problem: 'unparseable', detail: 'bad' } as const;
+    expect(checkUnfence(powerCycled, { ...back, instance })).toMatchObject({
+      phase: 'Refused',
+      reason: 'NoPowerCycleSinceFence',
+      action: null,
+      evidence: ['no instance resolved'],
+    });
   });
 });

@@ -8,6 +8,7 @@ import {
   isTerminal,
   mayDeleteVolumeAttachments,
   Phase,
+  ProviderApiError,
   ProviderIdError,
   REASON_SENTENCES,
   Reason,
@@ -51,6 +52,10 @@ describe('errors', () => {
     expect(isFencerError(new Error('x'))).toBe(false);
   });
 
+  it('carries no cause when none was given', () => {
+    expect('cause' in new ValidationError('x')).toBe(false);
+  });
+
   it('carries the reason code on a refusal', () => {
     expect(new RefusedError(Reason.NodeReady, 'no')).toMatchObject({
       name: 'RefusedError',
@@ -62,6 +67,17 @@ describe('errors', () => {
     expect(new ProviderIdError('bad', { providerId: 'aws:///x' })).toMatchObject({ problem: 'unparseable' });
     expect(new ProviderIdError('none')).toMatchObject({ problem: 'missing' });
     expect(new ValidationError('x').name).toBe('ValidationError');
+  });
+  it('marks a provider error as throttling only when the adapter says so', () => {
+    expect(
+      new ProviderApiError('Rate exceeded', { operation: 'DescribeInstances', throttled: true }),
+    ).toMatchObject({
+      name: 'ProviderApiError',
+      operation: 'DescribeInstances',
+      throttled: true,
+    });
+    expect(new ProviderApiError('denied')).toMatchObject({ operation: undefined, throttled: false });
+    expect(new ProviderApiError('5xx', { throttled: false }).throttled).toBe(false);
   });
 });
 

@@ -1,65 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findBlocker } from '../../../../lib/domain/diagnose/blocker.js';
-import type {
-  AttachmentFact,
-  DiagnosisFacts,
-  NodeFact,
-  PodFact,
-  VolumeFact,
-} from '../../../../lib/domain/diagnose/model.js';
-
-const node = (name: string, ready: string, outOfService: 'fencer' | 'other' | 'none' = 'none'): NodeFact => ({
-  name,
-  exists: true,
-  ready,
-  unschedulable: false,
-  outOfService,
-});
-const running = (instanceId: string, state = 'running') => ({
-  instanceId,
-  power: {
-    ok: true as const,
-    value: { instanceId, state: state as never, providerState: state, observedAt: '2026-03-01T12:00:00Z' },
-  },
-});
-const va = (nodeFact: NodeFact, over: Partial<AttachmentFact> = {}): AttachmentFact => ({
-  name: `csi-${nodeFact.name}`,
-  nodeName: nodeFact.name,
-  attached: true,
-  deleting: false,
-  node: nodeFact,
-  instance: running('i-0aaaaaaaaaaaaaaa1'),
-  ...over,
-});
-const pod = (over: Partial<PodFact> = {}): PodFact => ({
-  namespace: 'default',
-  name: 'db-0',
-  nodeName: 'node-b',
-  phase: 'Pending',
-  terminating: false,
-  claimNames: ['data-db-0'],
-  ...over,
-});
-const volume = (attachments: AttachmentFact[], over: Partial<VolumeFact> = {}): VolumeFact => ({
-  claim: { namespace: 'default', name: 'data-db-0' },
-  pv: { name: 'pv-1', accessModes: ['ReadWriteOnce'], zones: ['us-east-1a'], nodeBound: false },
-  attachments,
-  disk: null,
-  podsUsing: [],
-  zoneHasReadyNode: true,
-  localNodeReady: null,
-  ...over,
-});
-const facts = (
-  volumes: VolumeFact[],
-  p: PodFact | null = pod(),
-  podNode: NodeFact | null = node('node-b', 'True'),
-): DiagnosisFacts => ({
-  pod: p,
-  podNode,
-  volumes,
-  signals: [],
-});
+import { facts, node, pod, va, volume } from './support.js';
 
 describe('findBlocker', () => {
   it('names the NotReady node holding the volume, its instance state, and `fencer fence` that node', () => {

@@ -20,6 +20,24 @@ import { apply, evolve, initialState, observeWorld, type SimState } from './worl
 
 export type DecideFn = (observation: Observation, request: FenceRequest, history: RunHistory) => Decision;
 
+/**
+ * `FC_RUNS_SCALE` multiplies the number of runs of every property (default 1, what CI runs). The mutation
+ * run (`npm run mutation`) sets it below 1: each mutant re-runs the properties that reach it, and a tenth
+ * of the runs still walks every rule of the table.
+ */
+export const RUNS_SCALE = runsScale(process.env.FC_RUNS_SCALE);
+
+function runsScale(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 1;
+  const scale = Number(raw);
+  if (!Number.isFinite(scale) || scale <= 0)
+    throw new Error(`FC_RUNS_SCALE must be a positive number (1 runs every property in full), got '${raw}'`);
+  return scale;
+}
+
+/** `n` runs scaled by `FC_RUNS_SCALE` (and an extra factor), never fewer than 20. */
+export const scaledRuns = (n: number, scale = 1): number => Math.max(20, Math.round(n * scale * RUNS_SCALE));
+
 /** Called with every decision the harness checked. */
 export type OnDecision = (decision: Decision, observation: Observation) => void;
 
@@ -155,9 +173,9 @@ const attackReason = (c: RunConfig): string =>
         ok: '',
       }[c.identity] ?? '');
 
-/** Every property of the contract, over `decide`; `scale` multiplies the number of runs. */
+/** Every property of the contract, over `decide`; `scale` (and `FC_RUNS_SCALE`) multiplies the number of runs. */
 export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnDecision): ContractProperty[] {
-  const runs = (n: number) => Math.max(20, Math.round(n * scale));
+  const runs = (n: number) => scaledRuns(n, scale);
   const honest = fenceable.filter(
     (c) =>
       c.identity === 'ok' &&

@@ -30,4 +30,29 @@ describe('NO_HEALTHY_NODE_IN_PV_ZONE', () => {
       draft: { class: 'NO_HEALTHY_NODE_IN_PV_ZONE', key: 'pv-1' },
     });
   });
+
+  it.each(['NoSchedule', 'NoExecute'])(
+    'counts a node with a %s taint as unable to take the pod',
+    (effect) => {
+      const taints = [{ key: 'example.com/maintenance', effect }];
+      const index = world({
+        nodes: [aNode('node-a', { taints }), aNode('node-b', { ready: 'False' })],
+        pendingPods: [pending],
+        claims,
+      });
+      const [subject] = noHealthyNodeInPvZone.subjects(index);
+      expect(noHealthyNodeInPvZone.check(subject as never, index)).toMatchObject({ kind: 'finding' });
+    },
+  );
+
+  it('still counts a node whose only taint is PreferNoSchedule', () => {
+    const taints = [{ key: 'example.com/soft', effect: 'PreferNoSchedule' }];
+    const index = world({
+      nodes: [aNode('node-a', { taints }), aNode('node-b', { ready: 'False' })],
+      pendingPods: [pending],
+      claims,
+    });
+    const [subject] = noHealthyNodeInPvZone.subjects(index);
+    expect(noHealthyNodeInPvZone.check(subject as never, index)).toEqual(Compliant);
+  });
 });

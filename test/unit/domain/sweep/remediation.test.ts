@@ -119,6 +119,76 @@ describe('judgeVolumeAttachmentDeletion (safety.md rule 5)', () => {
       reason: 'DiskUnknown',
     });
   });
+
+  it('deletes only for a VolumeAttachment whose node is gone: other findings are never remediated', () => {
+    expect(
+      judgeVolumeAttachmentDeletion(
+        { ...draft, class: 'VA_STUCK_DELETING' as never },
+        crossCheck({}, [disk('vol-pv-1')]),
+        index,
+      ),
+    ).toEqual({
+      allowed: false,
+      reason: 'NotRemediable',
+      detail: 'VA_STUCK_DELETING findings are reported, never remediated by deletion',
+    });
+  });
+
+  it('refuses when the disk was not cross-checked at all', () => {
+    expect(judgeVolumeAttachmentDeletion(draft, null, index)).toEqual({
+      allowed: false,
+      reason: 'DiskStateUnavailable',
+      detail: 'disk vol-pv-1 was not cross-checked',
+    });
+  });
+
+  it('refuses a holder the provider did not report on: not observed is not off', () => {
+    expect(
+      judgeVolumeAttachmentDeletion(draft, crossCheck({}, [disk('vol-pv-1', [INSTANCE])]), index),
+    ).toEqual({
+      allowed: false,
+      reason: 'DiskAttachedToLiveInstance',
+      detail: `disk vol-pv-1 is attached to ${INSTANCE}, which is not proven off (instance ${INSTANCE}: not observed)`,
+    });
+  });
+
+  it('refuses when any one holder may be on, even if another is proven off', () => {
+    const other = 'i-0bbbbbbbbbbbbbbb2';
+    const cross = crossCheck({ [INSTANCE]: 'stopped', [other]: 'running' }, [
+      disk('vol-pv-1', [INSTANCE, other]),
+    ]);
+    expect(judgeVolumeAttachmentDeletion(draft, cross, index)).toMatchObject({
+      allowed: false,
+      detail: `disk vol-pv-1 is attached to ${other}, which is not proven off (instance ${other}: running)`,
+    });
+  });
+
+  it('states its proof in the provider’s words', () => {
+    const stoppedHolder = crossCheck({ [INSTANCE]: 'stopped' }, [disk('vol-pv-1', [INSTANCE])]);
+    expect(judgeVolumeAttachmentDeletion(draft, stoppedHolder, index)).toEqual({
+      allowed: true,
+      proof: `disk vol-pv-1 is attached only to machines proven off (${INSTANCE})`,
+    });
+    expect(judgeVolumeAttachmentDeletion(draft, crossCheck({}, [disk('vol-pv-1')]), index)).toEqual({
+      allowed: true,
+      proof: 'the provider reports disk vol-pv-1 available and attached nowhere',
+    });
+    const bare = { ...disk('vol-pv-1'), providerState: undefined };
+    expect(judgeVolumeAttachmentDeletion(draft, crossCheck({}, [bare]), index)).toEqual({
+      allowed: true,
+      proof: 'the provider reports disk vol-pv-1 and attached nowhere',
+    });
+    const gone = { ...disk('vol-pv-1'), exists: false, region: 'us-east-1' };
+    const searched: CrossCheck = {
+      instances: [],
+      unresolved: [],
+      disks: [{ volumeId: 'vol-pv-1', disk: { ok: true, value: gone }, searchedWhereItLives: true }],
+    };
+    expect(judgeVolumeAttachmentDeletion(draft, searched, index)).toEqual({
+      allowed: true,
+      proof: 'the provider says disk vol-pv-1 does not exist in region us-east-1',
+    });
+  });
 });
 
 describe('fencingBudget (safety.md rule 4)', () => {
