@@ -7,6 +7,24 @@ import type { FenceStepState } from './fence-step.js';
 /** How often the CLI looks at a machine it asked to power off: the taint should follow the stop at once. */
 export const POWER_POLL_MS = 250;
 
+/**
+ * Right after the taint, Kubernetes acts within milliseconds (the taint manager marks the pods for
+ * deletion), often before the next wait's watch has started: that change is then never seen, and the
+ * run would sleep the whole drain poll before force-deleting them. For this long after the taint the
+ * CLI looks again at least every {@link RELEASE_LOOK_MS}; the watch still wakes it sooner.
+ */
+export const JUST_TAINTED_MS = 10_000;
+export const RELEASE_LOOK_MS = 500;
+
+/** The wait, shortened while the release that follows the taint is most likely under way. */
+function releaseAwareWait(deps: FencerDeps, state: FenceStepState, waitMs: number): number {
+  const taintedAt = state.history.taintedAt;
+  const phase = state.decision?.phase;
+  if (!taintedAt || (phase !== Phase.Taint && phase !== Phase.Drain)) return waitMs;
+  const sinceTaint = deps.clock.now().getTime() - Date.parse(taintedAt);
+  return sinceTaint < JUST_TAINTED_MS ? Math.min(waitMs, RELEASE_LOOK_MS) : waitMs;
+}
+
 /** Whether the run is waiting for the machine it committed to to be reported off. */
 const confirmingOff = (state: FenceStepState): boolean =>
   state.history.target !== null &&
@@ -34,7 +52,7 @@ async function pollUntilOff(deps: FencerDeps, state: FenceStepState, signal: Abo
  * The in-process wait between two fence steps: until something about the node changes (a watch), the
  * decision's wait runs out, or, while the run waits for the machine to be off, the provider reports
  * it off. Step Functions waits whole seconds; the CLI need not, so the taint follows the stop within a
- * fraction of a second instead of a poll period.
+ * fraction of a second instead of a poll period, and the pods' release follows the taint likewise.
  */
 export async function waitBetweenFenceSteps(
   deps: FencerDeps,
@@ -44,7 +62,7 @@ export async function waitBetweenFenceSteps(
 ): Promise<void> {
   const node = state.request.node;
   if (!confirmingOff(state)) {
-    await deps.cluster.waitForNodeChange(node, waitMs, signal);
+    await deps.cluster.waitForNodeChange(node, releaseAwareWait(deps, state, waitMs), signal);
     return;
   }
   const done = new AbortController();

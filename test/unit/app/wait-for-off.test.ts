@@ -2,21 +2,25 @@
 import { describe, expect, it } from 'vitest';
 import type { FencerDeps } from '../../../lib/app/deps.js';
 import type { FenceStepState } from '../../../lib/app/fence-step.js';
-import { waitBetweenFenceSteps } from '../../../lib/app/wait-for-off.js';
+import { RELEASE_LOOK_MS, waitBetweenFenceSteps } from '../../../lib/app/wait-for-off.js';
 import { DEFAULT_LIMITS, startRun } from '../../../lib/domain/index.js';
 import type { Cluster } from '../../../lib/ports/cluster.js';
 import type { ComputeFencer } from '../../../lib/ports/compute-fencer.js';
 
 const INSTANCE = 'i-0123456789abcdef0';
 
+let now = new Date('2026-03-01T12:00:05.000Z');
+
 function fakes(states: readonly string[]) {
   const looks: string[] = [];
   let watchAborted = false;
+  const waits: number[] = [];
   const cluster: Partial<Cluster> = {
     getNode: async () => ({ name: 'node-a', providerId: `aws:///us-east-1a/${INSTANCE}` }) as never,
     // A node that never changes: only the timeout or the signal ends the watch.
     waitForNodeChange: (_, timeoutMs, signal) =>
       new Promise((resolve) => {
+        waits.push(timeoutMs);
         const timer = setTimeout(() => resolve('timeout'), timeoutMs);
         signal?.addEventListener('abort', () => {
           watchAborted = true;
@@ -35,12 +39,13 @@ function fakes(states: readonly string[]) {
   };
   const deps = {
     cluster: cluster as Cluster,
+    clock: { now: () => now },
     compute: { forProviderId: () => fencer as ComputeFencer },
   } as unknown as FencerDeps;
-  return { deps, looks, watchAborted: () => watchAborted };
+  return { deps, looks, waits, watchAborted: () => watchAborted };
 }
 
-const state = (phase: string, proof = false): FenceStepState => ({
+const state = (phase: string, proof = false, taintedAt: string | null = null): FenceStepState => ({
   request: {
     node: 'node-a',
     cluster: 'lab',
@@ -59,6 +64,7 @@ const state = (phase: string, proof = false): FenceStepState => ({
     proofOfOff: proof
       ? { instanceId: INSTANCE, state: 'stopped', observedAt: '2026-03-01T12:00:01.000Z' }
       : null,
+    taintedAt,
   },
   decision: { phase } as never,
 });
@@ -76,5 +82,30 @@ describe('waiting between fence steps', () => {
     await waitBetweenFenceSteps(deps, state('Drain', true), 50);
     await waitBetweenFenceSteps(deps, state('Assess'), 50);
     expect(looks).toEqual([]);
+  });
+
+  it('looks again within half a second for ten seconds after the taint, then waits the full poll', async () => {
+    const { deps, waits, looks } = fakes(['stopped']);
+    const tainted = '2026-03-01T12:00:02.000Z';
+    for (const [at, phase] of [
+      ['2026-03-01T12:00:02.100Z', 'Taint'],
+      ['2026-03-01T12:00:05.000Z', 'Drain'],
+      ['2026-03-01T12:00:11.999Z', 'Drain'],
+      ['2026-03-01T12:00:12.000Z', 'Drain'],
+      ['2026-03-01T12:00:05.000Z', 'Assess'],
+    ] as const) {
+      now = new Date(at);
+      await waitBetweenFenceSteps(deps, state(phase, true, tainted), 2_000);
+    }
+    expect(waits).toEqual([RELEASE_LOOK_MS, RELEASE_LOOK_MS, RELEASE_LOOK_MS, 2_000, 2_000]);
+    expect(looks).toEqual([]);
+  });
+
+  it('never lengthens a wait shorter than the quick look, and leaves untainted runs alone', async () => {
+    const { deps, waits } = fakes(['stopped']);
+    now = new Date('2026-03-01T12:00:03.000Z');
+    await waitBetweenFenceSteps(deps, state('Drain', true, '2026-03-01T12:00:02.000Z'), 100);
+    await waitBetweenFenceSteps(deps, state('Drain', true, null), 1_000);
+    expect(waits).toEqual([100, 1_000]);
   });
 });
