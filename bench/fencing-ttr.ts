@@ -1,5 +1,5 @@
 /**
- * Time to recovery in the lab, three ways, each in a fresh lab with the same incident (a database
+ * Time to recovery in the lab (cure started → the replacement pod Running on the other node), three ways, each in a fresh lab with the same incident (a database
  * pod on node-a, node-a partitioned, its instance still running):
  *   - fencer (accelerated): `fencer fence` (force-deletes the node's terminating pods after the taint)
  *   - fencer (--no-accelerate): the pod garbage collector (20 s period) removes the pods
@@ -9,7 +9,13 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { makeInformer, StorageV1Api, type V1VolumeAttachment } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  makeInformer,
+  StorageV1Api,
+  type V1Pod,
+  type V1VolumeAttachment,
+} from '@kubernetes/client-node';
 import { ensureCliBuilt } from '../cli/bundle.js';
 import { eventually } from '../lab/kube-wait.js';
 import { type Lab, startLab } from '../lab/lab.js';
@@ -28,6 +34,7 @@ const SEGMENTS = [
   'proven off → taint on',
   'taint on → old VolumeAttachment deleted',
   'old VolumeAttachment deleted → replacement attached',
+  'replacement attached → replacement Running',
 ] as const;
 type Segment = (typeof SEGMENTS)[number];
 
@@ -59,6 +66,24 @@ async function watchAttachments(lab: Lab, pv: string) {
   return { deletedAt, attachedAt, stop: () => informer.stop() };
 }
 
+/** Records when pod `name` was first seen Running, per node. */
+async function watchRunning(lab: Lab, name: string) {
+  const core = lab.kubeConfig.makeApiClient(CoreV1Api);
+  const informer = makeInformer(lab.kubeConfig, '/api/v1/namespaces/default/pods', () =>
+    core.listNamespacedPod({ namespace: 'default' }),
+  );
+  const runningAt = new Map<string, number>();
+  const onChange = (pod: V1Pod) => {
+    const node = pod.spec?.nodeName;
+    if (pod.metadata?.name === name && node && pod.status?.phase === 'Running' && !runningAt.has(node))
+      runningAt.set(node, Date.now());
+  };
+  informer.on('add', onChange);
+  informer.on('update', onChange);
+  await informer.start();
+  return { runningAt, stop: () => informer.stop() };
+}
+
 async function stuckIncident(): Promise<{ lab: Lab; app: StatefulApp }> {
   const lab = await startLab({ nodes: 2 });
   const app = await deployStatefulApp(lab, { onNode: 'node-a' });
@@ -75,6 +100,7 @@ async function sample(mode: Mode): Promise<Sample> {
   const { lab, app } = await stuckIncident();
   try {
     const watch = await watchAttachments(lab, app.pvName);
+    const pods = await watchRunning(lab, app.podName);
     const t0 = Date.now();
     let report: RunReport | undefined;
     if (mode === 'manual') {
@@ -94,16 +120,18 @@ async function sample(mode: Mode): Promise<Sample> {
       report = run.report;
     }
     await eventually(
-      'replacement attached on node-b',
-      async () => (watch.attachedAt.has('node-b') ? true : undefined),
+      'replacement Running on node-b',
+      async () => (watch.attachedAt.has('node-b') && pods.runningAt.has('node-b') ? true : undefined),
       {
         timeoutMs: 180_000,
         intervalMs: 50,
       },
     );
     const attachedAt = watch.attachedAt.get('node-b') ?? 0;
-    const ttrSeconds = (attachedAt - t0) / 1000;
+    const runningAt = pods.runningAt.get('node-b') ?? 0;
+    const ttrSeconds = (runningAt - t0) / 1000;
     watch.stop();
+    pods.stop();
     if (!report) return { ttrSeconds };
     const taintStep = report.steps.find((s) => s.action === 'taint');
     const proofAt = report.proofOfOff ? Date.parse(report.proofOfOff.observedAt) : undefined;
@@ -118,6 +146,7 @@ async function sample(mode: Mode): Promise<Sample> {
       taintStep ? Date.parse(taintStep.at) + taintStep.tookMs : undefined,
       vaDeleted,
       attachedAt,
+      runningAt,
     ];
     const segments = Object.fromEntries(
       SEGMENTS.map((name, i) => {
@@ -162,7 +191,7 @@ for (const mode of modes) {
 const pick = (mode: Mode, f: (s: Sample) => number | undefined) =>
   (results.get(mode) ?? []).map(f).filter((x): x is number => x !== undefined);
 console.log(
-  `time to recovery in the lab (median of ${runs}): cure started → replacement's VolumeAttachment attached`,
+  `time to recovery in the lab (median of ${runs}): cure started → replacement pod Running`,
 );
 for (const mode of results.keys())
   console.log(`  ${mode.padEnd(26)} ${median(pick(mode, (s) => s.ttrSeconds))}`);

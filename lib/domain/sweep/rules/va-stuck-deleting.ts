@@ -48,6 +48,19 @@ export const vaStuckDeleting: SweepRule<SweepVolumeAttachment> = {
         automatic: false,
       };
     }
+    if (holders && holders.length > 0) {
+      // Every holder is proven off: the provider detaches from a machine that is off.
+      const ids = holders.map((h) => h.instanceId).join(', ');
+      return {
+        kind: NextActionKind.Wait,
+        description:
+          `The disk is still attached to ${ids}, which the provider reports off: a detach from a machine that is ` +
+          "off completes, so the attacher's next retry should drop its finalizer. If its detachError persists, " +
+          `detach the disk through the provider; only once the provider shows it detached is removing the finalizer of ${draft.key} by hand safe.`,
+        command: `kubectl describe volumeattachment ${draft.key}`,
+        automatic: false,
+      };
+    }
     if (holders && holders.length === 0) {
       return {
         kind: NextActionKind.Wait,

@@ -36,4 +36,28 @@ describe('VA_STUCK_DELETING', () => {
     );
     expect(action.description).toContain('never remove the finalizer now');
   });
+
+  it('names the proven-off holder and says to wait, not that the provider could not tell', () => {
+    const va = aVa('va-1', { deletionTimestamp: ago(900) });
+    const index = world({ volumeAttachments: [va] });
+    const verdict = vaStuckDeleting.check(va, index);
+    if (verdict.kind !== 'finding') throw new Error('expected a finding');
+    const instance = 'i-0aaaaaaaaaaaaaaa1';
+    const action = vaStuckDeleting.advise(
+      verdict.draft,
+      crossCheck({ [instance]: 'stopped' }, [disk('vol-pv-1', [instance])]),
+      index,
+    );
+    expect(action).toMatchObject({ kind: 'wait', command: 'kubectl describe volumeattachment va-1' });
+    expect(action.description).toContain(`still attached to ${instance}, which the provider reports off`);
+    expect(action.description).not.toContain('could not say');
+  });
+
+  it('says the provider could not tell only when it did not answer about the disk', () => {
+    const va = aVa('va-1', { deletionTimestamp: ago(900) });
+    const index = world({ volumeAttachments: [va] });
+    const verdict = vaStuckDeleting.check(va, index);
+    if (verdict.kind !== 'finding') throw new Error('expected a finding');
+    expect(vaStuckDeleting.advise(verdict.draft, null, index).description).toContain('could not say');
+  });
 });
