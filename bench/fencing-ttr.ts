@@ -190,9 +190,7 @@ for (const mode of modes) {
 }
 const pick = (mode: Mode, f: (s: Sample) => number | undefined) =>
   (results.get(mode) ?? []).map(f).filter((x): x is number => x !== undefined);
-console.log(
-  `time to recovery in the lab (median of ${runs}): cure started → replacement pod Running`,
-);
+console.log(`time to recovery in the lab (median of ${runs}): cure started → replacement pod Running`);
 for (const mode of results.keys())
   console.log(`  ${mode.padEnd(26)} ${median(pick(mode, (s) => s.ttrSeconds))}`);
 console.log('fencer internals (accelerated runs):');
