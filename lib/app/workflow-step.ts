@@ -7,6 +7,7 @@ import type { FenceRequest } from '../domain/request.js';
 import type { FencerDeps } from './deps.js';
 import { fenceStep } from './fence-step.js';
 import type { StepDecision } from './outcome.js';
+import { type RunCheckpoints, sameRequest } from './run-checkpoint.js';
 
 /** The state between two tasks. Before the first, `history` and `decision` are null. */
 export interface WorkflowState {
@@ -39,13 +40,56 @@ export function notificationSubject(request: FenceRequest, decision: StepDecisio
 }
 
 /**
- * Runs one reconcile step. The history is checked first (a proof without a decision must never pass
- * for proof), and the wait is rounded up to whole seconds, as a Wait state needs.
+ * Step Functions retries a task that crashed with the task's input, which knows nothing of what the
+ * crashed attempt did. Right before a power-off the step records the run's state on the Node (the
+ * checkpoint); a retry of that step continues from it, with the decision's time the power-off followed,
+ * so an instance started again meanwhile is seen as started again (safety.md rule 2) and is never
+ * powered off a second time. Only a step that has not requested a power-off yet can be such a retry.
  */
-export async function workflowStep(deps: FencerDeps, state: WorkflowState): Promise<WorkflowState> {
-  const history = state.history ?? startRun(state.run.id, state.run.startedAt);
-  assertHistory(history);
-  const next = await fenceStep(deps, { request: state.request, history, decision: state.decision });
+async function continuedFromCheckpoint(
+  deps: FencerDeps,
+  state: WorkflowState,
+  history: RunHistory,
+  checkpoints: RunCheckpoints,
+): Promise<{ history: RunHistory; decision: StepDecision | null }> {
+  const same = { history, decision: state.decision };
+  if (state.request.dryRun || history.powerOffRequestedAt !== null) return same;
+  const saved = await checkpoints.read(state.request.node, state.run.id);
+  if (!saved || saved.history.powerOffRequestedAt === null || !sameRequest(saved.request, state.request))
+    return same;
+  assertHistory(saved.history);
+  deps.log.warn(
+    'a step of this run requested a power-off and did not return; continuing from its checkpoint',
+    {
+      runId: state.run.id,
+      node: state.request.node,
+      decidedToFenceAt: saved.history.decidedToFenceAt,
+      powerOffRequestedAt: saved.history.powerOffRequestedAt,
+    },
+  );
+  return { history: saved.history, decision: saved.decision };
+}
+
+/**
+ * Runs one reconcile step. The history is checked first (a proof without a decision must never pass
+ * for proof), and the wait is rounded up to whole seconds, as a Wait state needs. With `checkpoints`,
+ * the step records the run's state before a power-off and a retried step continues from it.
+ */
+export async function workflowStep(
+  deps: FencerDeps,
+  state: WorkflowState,
+  checkpoints?: RunCheckpoints,
+): Promise<WorkflowState> {
+  const started = state.history ?? startRun(state.run.id, state.run.startedAt);
+  assertHistory(started);
+  const { history, decision: previous } = checkpoints
+    ? await continuedFromCheckpoint(deps, state, started, checkpoints)
+    : { history: started, decision: state.decision };
+  const next = await fenceStep(
+    deps,
+    { request: state.request, history, decision: previous },
+    checkpoints ? { beforeAction: async (s) => void (await checkpoints.record(s)) } : {},
+  );
   const decision = next.decision && { ...next.decision, waitSeconds: Math.ceil(next.decision.waitSeconds) };
   return {
     ...state,
