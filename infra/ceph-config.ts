@@ -5,9 +5,8 @@
  * the function would refuse never deploys.
  */
 import { X509Certificate } from 'node:crypto';
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 import * as z from 'zod';
-import { canonicalIp, parseRange, rangeContains } from '../lib/adapters/ceph-rbd/addresses.js';
 import { CEPH_ENV, cephRbdSettingsSchema } from '../lib/adapters/ceph-rbd/settings.js';
 
 const arn = z.string().max(2048).startsWith('arn:');
@@ -132,18 +131,25 @@ export function mgrEndpoints(ceph: CephConfig): MgrEndpoint[] {
   return ceph.mgrUrls.map((url) => {
     const { hostname, port } = new URL(url);
     const host = hostname.replace(/^\[|\]$/g, '');
-    return { url, ip: isIP(host) ? canonicalIp(host) : undefined, port: port ? Number(port) : 443 };
+    return { url, ip: isIP(host) ? host : undefined, port: port ? Number(port) : 443 };
   });
 }
 
 /** Addresses a function outside a VPC cannot reach: RFC 1918, shared (CGNAT) and unique-local. */
-const PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', 'fc00::/7'].map(
-  parseRange,
-);
+const PRIVATE = new BlockList();
+for (const [network, prefix] of [
+  ['10.0.0.0', 8],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+  ['100.64.0.0', 10],
+] as const) {
+  PRIVATE.addSubnet(network, prefix, 'ipv4');
+}
+PRIVATE.addSubnet('fc00::', 7, 'ipv6');
 
 /** The mgr URLs whose address is private, and so out of reach of a function that is not in the VPC. */
 export function privateMgrUrls(ceph: CephConfig): string[] {
   return mgrEndpoints(ceph)
-    .filter(({ ip }) => ip !== undefined && PRIVATE_RANGES.some((r) => rangeContains(r, ip)))
+    .filter(({ ip }) => ip !== undefined && PRIVATE.check(ip, isIP(ip) === 6 ? 'ipv6' : 'ipv4'))
     .map((m) => m.url);
 }
