@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import * as z from 'zod';
 import { sharedClusterFields } from '../lib/config/cluster-shape.js';
 import { requestDefaultsSchema } from '../lib/config/lambda-settings.js';
+import { cephConfigSchema, privateMgrUrls } from './ceph-config.js';
 
 /** The context key holding the clusters. */
 export const CLUSTERS_CONTEXT = 'kube-fencer:clusters';
@@ -67,6 +68,11 @@ export const clusterConfigSchema = z
       })
       .strict()
       .optional(),
+    /**
+     * Opt-in: fence the cluster's Ceph RBD volumes at the storage layer (the OSD blocklist through the
+     * ceph-mgr `restful` API, infra/ceph-config.ts). Only the step function gets these settings.
+     */
+    ceph: cephConfigSchema.optional(),
   })
   .strict()
   .refine((c) => (c.eks === undefined) !== (c.kubeconfigSecretArn === undefined), {
@@ -74,6 +80,16 @@ export const clusterConfigSchema = z
   })
   .refine((c) => c.kubeconfigSecretKmsKeyArn === undefined || c.kubeconfigSecretArn !== undefined, {
     message: 'kubeconfigSecretKmsKeyArn belongs with kubeconfigSecretArn',
+  })
+  .superRefine((c, ctx) => {
+    if (!c.ceph || c.vpc) return;
+    for (const url of privateMgrUrls(c.ceph)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ceph', 'mgrUrls'],
+        message: `the mgr at ${url} has a private address, which a function outside a VPC cannot reach: give the cluster a vpc whose subnets route to it (RUNBOOK.md, "Deploying with Ceph RBD")`,
+      });
+    }
   })
   .transform((c) => ({
     ...c,

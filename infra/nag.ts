@@ -78,6 +78,13 @@ export function acknowledgeClusterFindings(fencer: ClusterFencer): void {
     `AwsSolutions-IAM5[Resource::arn:${partition(fencer)}:ec2:${regionAccount(fencer)}:instance/*]`,
     'ec2:StopInstances (and TerminateInstances when allowed) is limited by the aws:ResourceTag/kubernetes.io/cluster/<name> condition to the instances of this cluster; their ids are not known at deploy time.',
   );
+  if (fencer.cephKey?.created) {
+    ack(
+      fencer.cephKey.secret,
+      'AwsSolutions-SMG4',
+      'A Ceph restful key is made by Ceph (`ceph restful create-key`), not by Secrets Manager: no rotation function can make one. It is rotated by hand (RUNBOOK.md, "Deploying with Ceph RBD"); the step function reads it at each cold start.',
+    );
+  }
   if (fencer.kubectlProvider) acknowledgeKubectlProvider(fencer.kubectlProvider);
   const sm = fencer.workflow.stateMachine;
   ack(

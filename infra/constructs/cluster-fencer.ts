@@ -14,8 +14,10 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
 import { ClusterAccess, ENV } from '../../lib/config/lambda-settings.js';
 import { SWEEP_ENV } from '../../lib/config/sweep-settings.js';
+import { cephEnvironment, mgrEndpoints } from '../ceph-config.js';
 import type { ClusterConfig } from '../config.js';
 import { FENCER_GROUP, rbacManifests, SWEEP_GROUP, TRIGGER_GROUP } from '../rbac.js';
+import { CephKey } from './ceph-key.js';
 import { triggerRules } from './event-rules.js';
 import { FencerFunction, type FencerFunctionProps } from './fencer-function.js';
 import { FencingWorkflow } from './fencing-workflow.js';
@@ -66,6 +68,8 @@ export class ClusterFencer extends Construct {
   readonly sweepStartsRuns: boolean;
   readonly workflow: FencingWorkflow;
   readonly placement: ClusterPlacement | undefined;
+  /** The Ceph restful key the step function reads, when the cluster fences RBD volumes at the storage layer. */
+  readonly cephKey: CephKey | undefined;
   /** The aws-eks kubectl provider (a nested stack) that applies the RBAC, when kubectl access was given. */
   kubectlProvider: IConstruct | undefined;
 
@@ -82,7 +86,10 @@ export class ClusterFencer extends Construct {
           [ENV.kubeconfigSecretArn]: cluster.kubeconfigSecretArn ?? '',
         };
     const common = { [ENV.cluster]: cluster.name, [ENV.accountId]: stack.account, ...accessEnv };
-    this.placement = cluster.vpc ? new ClusterPlacement(this, 'Placement', cluster.vpc) : undefined;
+    this.placement = cluster.vpc
+      ? new ClusterPlacement(this, 'Placement', cluster.vpc, cluster.ceph ? mgrEndpoints(cluster.ceph) : [])
+      : undefined;
+    this.cephKey = cluster.ceph ? new CephKey(this, 'CephKey', cluster.ceph) : undefined;
     const reserve = (n: number) => (cluster.reserveConcurrency ? { reservedConcurrency: n } : {});
     const make = (
       handler: FencerFunctionProps['handler'],
@@ -102,7 +109,11 @@ export class ClusterFencer extends Construct {
       });
     };
 
-    this.step = make('step', 'one reconcile step of a fencing run', STEP_TIMEOUT);
+    // Only the step function fences, so only it learns the Ceph settings and may read the key.
+    this.step = make('step', 'one reconcile step of a fencing run', STEP_TIMEOUT, {
+      ...(cluster.ceph && this.cephKey ? { env: cephEnvironment(cluster.ceph, this.cephKey.secretId) } : {}),
+    });
+    this.cephKey?.grantRead(this.step.role);
     this.workflow = new FencingWorkflow(this, 'Workflow', {
       cluster: cluster.name,
       step: this.step.function,

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AssetHashType, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { AssetHashType, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -82,6 +82,30 @@ export const ASYNC_RETRY_ATTEMPTS = 2;
 /** How long Lambda keeps trying an asynchronous invocation (throttled by reserved concurrency, say). */
 export const ASYNC_MAX_EVENT_AGE = Duration.hours(6);
 
+/** Lambda's limit on a function's environment: every name and value, together. */
+export const LAMBDA_ENVIRONMENT_LIMIT_BYTES = 4096;
+/** What a value known only at deploy time (an ARN) is counted as: room for a long ARN. */
+const UNRESOLVED_VALUE_BYTES = 256;
+
+/**
+ * Throws when the environment cannot fit Lambda's 4 KB: a clear error at synth, instead of a failed
+ * deploy (a Ceph mgr's certificate chain, or many storage ranges, is what makes it grow).
+ */
+export function checkEnvironmentSize(handler: string, environment: Readonly<Record<string, string>>): void {
+  const bytes = Object.entries(environment).reduce(
+    (sum, [name, value]) =>
+      sum +
+      Buffer.byteLength(name) +
+      (Token.isUnresolved(value) ? UNRESOLVED_VALUE_BYTES : Buffer.byteLength(value)),
+    0,
+  );
+  if (bytes > LAMBDA_ENVIRONMENT_LIMIT_BYTES) {
+    throw new Error(
+      `the ${handler} function's environment would be about ${bytes} bytes, over Lambda's ${LAMBDA_ENVIRONMENT_LIMIT_BYTES}: shorten what grows it (ceph.caPem: the one certificate that signs the mgr's, not a whole bundle; ceph.extraRanges)`,
+    );
+  }
+}
+
 /** A fencer Lambda function with the project's defaults. */
 export class FencerFunction extends Construct {
   readonly function: lambda.Function;
@@ -100,6 +124,13 @@ export class FencerFunction extends Construct {
       description: `kube-fencer ${props.handler}`,
     });
     this.logGroup.grantWrite(this.role);
+    const environment = {
+      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+      POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      NODE_OPTIONS,
+      ...props.environment,
+    };
+    checkEnvironmentSize(props.handler, environment);
     this.function = new lambda.Function(this, 'Function', {
       code: functionCode(props.handler),
       handler: `${path.parse(BUNDLE_FILE).name}.handler`,
@@ -112,12 +143,7 @@ export class FencerFunction extends Construct {
       logGroup: this.logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
       tracing: lambda.Tracing.ACTIVE,
-      environment: {
-        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
-        NODE_OPTIONS,
-        ...props.environment,
-      },
+      environment,
       ...(props.reservedConcurrency ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
       ...(props.placement
         ? {

@@ -51,6 +51,37 @@ function machineNode(): string | null {
   return null;
 }
 
+describe('fencer demo --storage', () => {
+  it('documents the RBD replay in --help: the choices and what rbd replays', async () => {
+    const { code, stdout } = await runCli(['demo', '--help']);
+
+    expect(code).toBe(0);
+    // Commander wraps the description: any run of blanks may be a line break.
+    expect(stdout.replace(/\s+/g, ' ')).toMatch(
+      /--storage <kind> .*still being used`, cured by a storage fence.* \(choices: "disk", "rbd", default: "disk"\)/,
+    );
+  });
+
+  it.each([
+    [['--provider', 'alibaba'], /drop --provider alibaba/],
+    [['--manual'], /the cure with the fencer only/],
+    [['--timeline-out', 'x.html'], /--timeline-out draws the cloud-disk incident only/],
+  ])('refuses %j with rbd before starting any lab (usage, exit 2)', async (more, message) => {
+    const { code, stdout, stderr } = await runCli(['demo', '--storage', 'rbd', ...more]);
+
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+    expect(stdout).not.toContain('starting the lab');
+  });
+
+  it('refuses a storage it does not know', async () => {
+    const { code, stderr } = await runCli(['demo', '--storage', 'nfs']);
+
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/Allowed choices are disk, rbd/);
+  });
+});
+
 describe('the Node.js it runs on', () => {
   it("runs on the machine's own Node.js, or turns it away in one line", async () => {
     const node = machineNode() ?? process.execPath;
@@ -111,6 +142,7 @@ describe('what each command loads', () => {
     expect(labEntries.sort()).toEqual([
       'lab/lab.ts',
       'lab/paths.ts',
+      'lab/scenarios/rbd-replay.ts',
       'lab/scenarios/replay.ts',
       'lab/timeline-picture.ts',
     ]);

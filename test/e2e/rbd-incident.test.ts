@@ -29,7 +29,9 @@ import {
   writesLandedAfter,
 } from '../../lab/scenarios/rbd-incident.js';
 import { attachmentsOf, deployStatefulApp, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
+import type { Diagnosis } from '../../lib/domain/diagnose/model.js';
 import { cephFencerFor, EBLOCKLISTED, waitBlocklistedWrite, waitWatchersGone } from '../support/ceph.js';
+import { runFencer } from '../support/fencer-cli.js';
 
 /** Past Ceph's 30 s watch timeout: a dead client's watch would be gone by then; a zombie's is not. */
 const NEGATIVE_CONTROL_WAIT_MS = 40_000;
@@ -125,6 +127,25 @@ describe('the Ceph RBD incident: the out-of-service taint alone does not free th
     expect(pod.status?.phase).toBe('Pending');
     const eventsAfter = (await stillBeingUsedEvents(lab, app)).reduce((n, e) => n + (e.count ?? 1), 0);
     expect(eventsAfter).toBeGreaterThan(eventsBefore);
+  });
+
+  it('is diagnosed as the image still watched: `fencer diagnose` names the image, the PV and how to find the holder', async () => {
+    const image = `${cephOf(lab).pool}/${app.volumeId}`;
+    const { code, stdout, stderr } = await runFencer(lab, [
+      'diagnose',
+      'pod',
+      app.podName,
+      '--output',
+      'json',
+    ]);
+
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const d = JSON.parse(stdout) as Diagnosis;
+    expect(d.blocker).toMatchObject({ code: 'RbdImageStillWatched', objects: [app.pvName, image] });
+    expect(d.blocker?.summary).toContain('on node node-b');
+    expect(d.nextAction).toMatchObject({ kind: 'investigate', command: `rbd status ${image}` });
+    expect(d.nextAction.description).toContain('ceph osd blocklist range add <ip>/32');
   });
 
   it('is freed by fencing node-a’s InternalIP at the storage layer: its writes fail, its watch goes, the pod runs on node-b', async () => {

@@ -1,10 +1,20 @@
 /** cdk-nag (AwsSolutions pack): no unacknowledged finding, and a written reason on every acknowledgment. */
+import { readFileSync } from 'node:fs';
 import { Validations } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
 import { synth } from '../support/synth.js';
+
+const CEPH_CA = readFileSync(new URL('./fixtures/ceph-restful.crt', import.meta.url), 'utf8');
+const cephWithKeyIn = (keySecret: unknown) => ({
+  mgrUrls: ['https://10.0.0.5:8003/'],
+  keyName: 'kube-fencer',
+  keySecret,
+  caPem: CEPH_CA,
+});
+const PRIVATE_VPC = { vpcId: 'vpc-0123456789abcdef0', subnetIds: ['subnet-0123456789abcdef0'] };
 
 const configurations = {
   'an EKS cluster': [{ name: 'prod', eks: {} }],
@@ -24,6 +34,17 @@ const configurations = {
       vpc: { vpcId: 'vpc-0123456789abcdef0', subnetIds: ['subnet-0123456789abcdef0'] },
       statusCheckAlarms: {},
       sweep: { remediate: true },
+    },
+  ],
+  'a private EKS cluster fencing Ceph RBD, its key in a secret named': [
+    { name: 'prod', eks: {}, vpc: PRIVATE_VPC, ceph: cephWithKeyIn({ name: 'prod/ceph-restful-key' }) },
+  ],
+  'a kubeconfig-secret cluster fencing Ceph RBD, its key in a secret the stack creates': [
+    {
+      name: 'edge',
+      kubeconfigSecretArn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:kc-AbCdEf',
+      vpc: PRIVATE_VPC,
+      ceph: cephWithKeyIn({ create: true }),
     },
   ],
   'an EKS cluster whose RBAC the stack applies': [

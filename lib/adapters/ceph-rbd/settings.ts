@@ -96,6 +96,8 @@ export const CEPH_ENV = {
   keyName: 'FENCER_CEPH_KEY_NAME',
   key: 'FENCER_CEPH_KEY',
   keyFile: 'FENCER_CEPH_KEY_FILE',
+  /** A Secrets Manager secret (ARN or name) holding the key: the functions read it once, at cold start. */
+  keySecretId: 'FENCER_CEPH_KEY_SECRET_ID',
   ca: 'FENCER_CEPH_CA',
   caFile: 'FENCER_CEPH_CA_FILE',
   serverName: 'FENCER_CEPH_TLS_SERVER_NAME',

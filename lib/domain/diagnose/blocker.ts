@@ -8,6 +8,7 @@ import { action, type BlockerRule, type BlockerVerdict } from './blocker-kit.js'
 import { holderOnDeadNode, holderOnGoneNode, holderOnLiveNode, podStuckTerminating } from './holder-rules.js';
 import type { DiagnosisFacts } from './model.js';
 import { attachFailing, localPv, zoneDown } from './placement-rules.js';
+import { imageStillWatched } from './storage-rules.js';
 
 export type { BlockerRule, BlockerVerdict } from './blocker-kit.js';
 
@@ -17,6 +18,7 @@ export const BLOCKER_TABLE: readonly BlockerRule[] = [
   holderOnGoneNode,
   holderOnDeadNode,
   holderOnLiveNode,
+  imageStillWatched,
   attachFailing,
   zoneDown,
 ];

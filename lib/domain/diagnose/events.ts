@@ -22,6 +22,8 @@ export interface EventSignal {
   readonly kind: SignalKind;
   /** The PV the message names, when it names one. */
   readonly pv?: string;
+  /** The RBD image (`<pool>/<image>`) a `still being used` message names. */
+  readonly image?: string;
   /** The pods an "already used by pod(s)" message names. */
   readonly pods?: readonly string[];
   /** One sentence: what it means and what it implies. */
@@ -97,9 +99,11 @@ const PATTERNS: readonly Pattern[] = [
   },
   {
     reason: /^FailedMount$/,
-    message: /rbd image (?<img>\S+) is still being used/,
-    signal: () => ({
+    message: /(?:failed for volume "(?<pv>[^"]+)".*)?rbd image (?<img>\S+) is still being used/,
+    signal: (m) => ({
       kind: SignalKind.RbdImageStillUsed,
+      ...(m.groups?.pv ? { pv: m.groups.pv } : {}),
+      ...(m.groups?.img ? { image: m.groups.img } : {}),
       meaning:
         'A Ceph watcher still holds the RBD image: the old client must be blocklisted (storage fencing).',
     }),

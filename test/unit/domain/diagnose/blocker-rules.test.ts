@@ -12,6 +12,7 @@ import {
   podStuckTerminating,
 } from '../../../../lib/domain/diagnose/holder-rules.js';
 import { attachFailing, localPv, zoneDown } from '../../../../lib/domain/diagnose/placement-rules.js';
+import { imageStillWatched } from '../../../../lib/domain/diagnose/storage-rules.js';
 import { facts, node, pod, running, va, volume } from './support.js';
 
 const signal = (kind: SignalKind) => ({ kind, meaning: kind });
@@ -354,5 +355,63 @@ describe('findBlocker with nothing in the way', () => {
     expect(verdict.nextAction.description).toBe(
       'No storage blocker: pv-1 attached to node-b; ? attached to node-b.',
     );
+  });
+});
+
+describe('rbd-image-still-watched', () => {
+  const rbdPv = (driver = 'rbd.csi.ceph.com') => ({
+    name: 'pvc-7e',
+    driver,
+    accessModes: ['ReadWriteOnce'],
+    zones: [],
+    nodeBound: false,
+  });
+  const stillUsed = { kind: SignalKind.RbdImageStillUsed, pv: 'pvc-7e', image: 'rbd/csi-vol-1', meaning: '' };
+  // The attachment moved to node-b, where the pod waits: no holder in Kubernetes' eyes.
+  const moved = (driver?: string) => volume([va(node('node-b', 'True'))], { pv: rbdPv(driver) });
+
+  it('names the image and the PV, how to find the holder’s address, and the storage-layer fence', () => {
+    const v = moved();
+    expect(imageStillWatched.check(facts([v], pod(), node('node-b', 'True'), [stillUsed]), v)).toEqual({
+      blocker: {
+        code: 'RbdImageStillWatched',
+        summary: expect.stringMatching(
+          /^RBD image rbd\/csi-vol-1 \(PV pvc-7e\) cannot be staged on node node-b: another client still watches it/,
+        ),
+        objects: ['pvc-7e', 'rbd/csi-vol-1'],
+      },
+      nextAction: {
+        kind: 'investigate',
+        description: expect.stringMatching(
+          /^Find the holder's address in the image's watchers .* ceph osd blocklist range add <ip>\/32 604800\)\. Never on a live node's address\. The out-of-service taint alone does not free the image\.$/,
+        ),
+        command: 'rbd status rbd/csi-vol-1',
+        automatic: false,
+      },
+    });
+  });
+
+  it('is what findBlocker answers for the moved attachment (before: no blocker at all)', () => {
+    const v = moved();
+    expect(findBlocker(facts([v], pod(), node('node-b', 'True'), [stillUsed])).blocker?.code).toBe(
+      'RbdImageStillWatched',
+    );
+    expect(findBlocker(facts([v])).blocker).toBeNull();
+  });
+
+  it('reads Rook’s driver name as RBD too', () => {
+    const v = moved('rook-ceph.rbd.csi.ceph.com');
+    expect(
+      imageStillWatched.check(facts([v], pod(), node('node-b', 'True'), [stillUsed]), v)?.blocker?.code,
+    ).toBe('RbdImageStillWatched');
+  });
+
+  it.each([
+    ['no `still being used` event', moved(), []],
+    ['a volume that is not RBD', moved('ebs.csi.aws.com'), [stillUsed]],
+    ['an event about another PV', moved(), [{ ...stillUsed, pv: 'pvc-other' }]],
+    ['a volume without a PV', volume([], { pv: null }), [stillUsed]],
+  ])('says nothing for %s', (_, v, signals) => {
+    expect(imageStillWatched.check(facts([v], pod(), node('node-b', 'True'), signals), v)).toBeNull();
   });
 });

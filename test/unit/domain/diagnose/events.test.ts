@@ -115,14 +115,30 @@ describe('recognizeEvent', () => {
       'exceed-max-volume-count',
       'Every candidate node is at its attach limit (CSINode allocatable.count).',
     ],
-    [
-      'FailedMount',
-      'MountVolume.MountDevice failed for volume "pvc-7e" : rbd image k8s/csi-vol-1 is still being used',
-      'rbd-image-still-used',
-      'A Ceph watcher still holds the RBD image: the old client must be blocklisted (storage fencing).',
-    ],
   ])('recognises %s "%s" and says what it means', (reason, message, kind, meaning) => {
     expect(recognizeEvent(reason, message)).toEqual({ kind, meaning });
+  });
+
+  it('reads the PV and the image of a `still being used` message, and says what it means', () => {
+    expect(
+      recognizeEvent(
+        'FailedMount',
+        'MountVolume.MountDevice failed for volume "pvc-7e" : rpc error: code = Internal desc = rbd image k8s/csi-vol-1 is still being used',
+      ),
+    ).toEqual({
+      kind: 'rbd-image-still-used',
+      pv: 'pvc-7e',
+      image: 'k8s/csi-vol-1',
+      meaning:
+        'A Ceph watcher still holds the RBD image: the old client must be blocklisted (storage fencing).',
+    });
+    // Without the volume's name (another kubelet's wording), the image alone.
+    expect(recognizeEvent('FailedMount', 'rbd image k8s/csi-vol-1 is still being used')).toMatchObject({
+      image: 'k8s/csi-vol-1',
+    });
+    expect(recognizeEvent('FailedMount', 'rbd image k8s/csi-vol-1 is still being used')).not.toHaveProperty(
+      'pv',
+    );
   });
 
   it('matches the event reason exactly, not a message on another reason', () => {
