@@ -39,6 +39,23 @@ const ownEntries = (ctx: FenceContext): string[] => {
 };
 const podName = (pod: ObservedPod): string => `${pod.namespace}/${pod.name}`;
 
+/** What the release rests on, in words: the proofs the run's plan needed (a bare-metal node has no machine). */
+const isolatedBy = (ctx: FenceContext): string =>
+  [
+    ctx.plan.machine ? 'the instance is proven off' : null,
+    ctx.plan.storage ? "the node's storage clients are proven blocklisted" : null,
+  ]
+    .filter((part): part is string => part !== null)
+    .join(' and ');
+
+/** The same, in the few words of the final message. */
+const isolatedShort = (ctx: FenceContext): string =>
+  [ctx.plan.machine ? 'instance off' : null, ctx.plan.storage ? 'storage clients blocklisted' : null]
+    .filter((part): part is string => part !== null)
+    .join(', ');
+
+const capitalized = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
+
 /** Applies once every proof the node's volumes need is held and the node is there to act on. */
 const releasing = (ctx: FenceContext): boolean =>
   committed(ctx) && proven(ctx) && ctx.node !== null && (!ctx.plan.machine || ctx.ref !== null);
@@ -95,8 +112,8 @@ export const addTaint: FenceRule = {
         record,
       },
       rerecord
-        ? `The instance is proven off; node ${node.name} already carries the fencer's taint, recording this run as its owner.`
-        : `The instance is proven off; tainting node ${node.name} out-of-service.`,
+        ? `${capitalized(isolatedBy(ctx))}; node ${node.name} already carries the fencer's taint, recording this run as its owner.`
+        : `${capitalized(isolatedBy(ctx))}; tainting node ${node.name} out-of-service.`,
     );
   },
 };
@@ -158,13 +175,13 @@ export const toleratingPods: FenceRule = {
       return act(
         Phase.Drain,
         { kind: ActionKind.ForceDeletePods, node: ctx.request.node, pods: pods.map(podRef) },
-        `Force-deleting ${pods.length} pods that tolerate the taint (as asked); the instance is proven off.`,
+        `Force-deleting ${pods.length} pods that tolerate the taint (as asked); ${isolatedBy(ctx)}.`,
         evidence,
         PollSeconds.Drain,
       );
     }
     const next =
-      `The instance is off and the node tainted; delete ${pods.map(podName).join(', ')} with grace period 0 ` +
+      `${capitalized(isolatedBy(ctx))} and the node tainted; delete ${pods.map(podName).join(', ')} with grace period 0 ` +
       '(or rerun with the opt-in to force-delete tolerating pods) to release their volumes.';
     return halt(Phase.Failed, Reason.PodToleratesOutOfService, [...evidence, next], next);
   },
@@ -228,7 +245,7 @@ export const drained: FenceRule = {
       return act(
         Phase.Fenced,
         null,
-        `Node ${ctx.request.node} is fenced: instance off, no pod holds a volume, no VolumeAttachment or disk left.${left}`,
+        `Node ${ctx.request.node} is fenced: ${isolatedShort(ctx)}, no pod holds a volume, no VolumeAttachment or disk left.${left}`,
         remaining,
       );
     }
