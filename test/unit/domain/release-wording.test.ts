@@ -30,7 +30,7 @@ const confirmed = (at: number): BlocklistEvidence => ({
   node: NODE,
   observedAt: t(at),
   expected: [entry],
-  found: [entry],
+  found: [{ ...entry, until: t(7 * 86_400) }],
   missing: [],
   related: [],
   confirmed: true,
