@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { EcsComputeFencer, ecsCredentialsFromEnv } from '../lib/adapters/alicloud-ecs/index.js';
+import type { EcsComputeFencer } from '../lib/adapters/alicloud-ecs/index.js';
 import type { AwsCredentialsProvider } from '../lib/adapters/aws-ec2/credentials.js';
 import { cephRbdSettingsFromEnv } from '../lib/adapters/ceph-rbd/settings.js';
 import type { ApiEndpoint } from '../lib/adapters/kubernetes/api/endpoint.js';
@@ -22,11 +22,13 @@ export interface CheckedAccess {
 /**
  * The Alibaba Cloud fencer's configuration from the environment: `ALIBABA_CLOUD_REGION` turns it on;
  * the SDK reads no credentials by itself, so `ALIBABA_CLOUD_ACCESS_KEY_ID/SECRET` (and
- * `ALIBABA_CLOUD_SECURITY_TOKEN` for STS) must be set with it.
+ * `ALIBABA_CLOUD_SECURITY_TOKEN` for STS) must be set with it. The ECS SDK (a few MB of models) is
+ * loaded only then: every other command starts without it.
  */
-export function alibabaFencerFromEnv(env: NodeJS.ProcessEnv): EcsComputeFencer | undefined {
+export async function alibabaFencerFromEnv(env: NodeJS.ProcessEnv): Promise<EcsComputeFencer | undefined> {
   const settings = parseAlibabaSettings(env);
   if (!settings) return undefined;
+  const { EcsComputeFencer, ecsCredentialsFromEnv } = await import('../lib/adapters/alicloud-ecs/index.js');
   let credentials: ReturnType<typeof ecsCredentialsFromEnv>;
   try {
     credentials = ecsCredentialsFromEnv(env);
@@ -43,8 +45,11 @@ export function alibabaFencerFromEnv(env: NodeJS.ProcessEnv): EcsComputeFencer |
 }
 
 /** Builds the fencer's dependencies from the command line (the CLI's composition). */
-export function depsFromOptions(options: ConnectionOptions, access: CheckedAccess): FencerDeps {
-  const alibaba = alibabaFencerFromEnv(process.env);
+export async function depsFromOptions(
+  options: ConnectionOptions,
+  access: CheckedAccess,
+): Promise<FencerDeps> {
+  const alibaba = await alibabaFencerFromEnv(process.env);
   // An Alibaba-only deployment needs no AWS region; every other needs one.
   const region = alibaba
     ? options.region || undefined
