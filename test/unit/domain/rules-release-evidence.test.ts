@@ -1,0 +1,165 @@
+/**
+ * What the release rules say and record: the messages of each release step (counts and names of what
+ * is deleted), the fence record's proof and blocklist for a node fenced at both layers, and the texts
+ * of a stale record. The record is what un-fence and the operator later read back.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  accelerateForceDelete,
+  addTaint,
+  clearStaleRecord,
+  legacyDeletePods,
+  legacyDeleteVolumeAttachments,
+  stillOff,
+  toleratingPods,
+} from '../../../lib/domain/rules/release.js';
+import {
+  aPod,
+  aRequest,
+  aVolumeAttachment,
+  checkFence,
+  OUR_RECORD,
+  provenHistory,
+  stopped,
+  t,
+  taintedHistory,
+  taintedNode,
+} from './support/fixtures.js';
+import { aBlocklist, aStorage, ENTRY, IMAGE, RANGE } from './support/storage.js';
+
+const drainSpec = (pods = [aPod('db-0'), aPod('db-1')]) => ({
+  at: 60,
+  power: stopped(60),
+  node: taintedNode(),
+  pods,
+});
+
+describe('still-off', () => {
+  it('names the state the instance is in now', () => {
+    expect(
+      checkFence(stillOff, { at: 60, power: { state: 'pending' } }, aRequest(), provenHistory()),
+    ).toMatchObject({
+      phase: 'Taint',
+      message:
+        'Proof of off is held, but the instance is pending now; releasing nothing until it shows off again.',
+    });
+  });
+});
+
+describe('add-taint', () => {
+  it('says it taints the node', () => {
+    expect(checkFence(addTaint, { at: 60, power: stopped(60) }, aRequest(), provenHistory())).toMatchObject({
+      message: 'The instance is proven off; tainting node worker-1 out-of-service.',
+      action: { record: { proof: 'stopped', instanceId: 'i-0123456789abcdef0' } },
+    });
+  });
+
+  it('records both proofs, and only the blocklist entries this run added, on a node fenced at both layers', () => {
+    const other = { kind: 'range', entry: '10.0.9.9/32', source: 'configured range 10.0.9.9/32' } as const;
+    const listed = {
+      ...aBlocklist(30, true),
+      expected: [ENTRY, other],
+      found: [
+        { ...ENTRY, until: t(4000) },
+        { ...other, until: t(4000) },
+      ],
+    };
+    const history = {
+      ...provenHistory(),
+      isolation: { machine: true, storage: true, watch: false },
+      storageBefore: ['10.0.9.9/32'],
+      storageProof: listed,
+    };
+    const spec = { at: 60, power: stopped(60), storage: aStorage(listed), volumeAttachments: [IMAGE] };
+    const verdict = checkFence(addTaint, spec, aRequest(), history);
+    expect(verdict).toMatchObject({
+      action: { record: { proof: 'stopped and blocklisted', blocklist: [RANGE] } },
+    });
+  });
+
+  it('says so when it re-records its own taint left by an earlier run', () => {
+    const node = taintedNode({ fenceRecord: { ...OUR_RECORD, runId: 'run-0' } });
+    expect(
+      checkFence(addTaint, { at: 60, power: stopped(60), node }, aRequest(), provenHistory()),
+    ).toMatchObject({
+      message:
+        "The instance is proven off; node worker-1 already carries the fencer's taint, recording this run as its owner.",
+    });
+  });
+});
+
+describe('clear-stale-record', () => {
+  it('names the run and the taint of the stale record', () => {
+    const node = { outOfServiceTaints: [], fenceRecord: { ...OUR_RECORD, runId: 'run-0' } };
+    expect(
+      checkFence(clearStaleRecord, { at: 60, power: stopped(60), node }, aRequest(), provenHistory()),
+    ).toMatchObject({
+      action: { kind: 'clear-fence-record', fenceRunId: 'run-0' },
+      message: 'Clearing a stale fence record of run run-0: its taint is no longer on node worker-1.',
+      evidence: [
+        'fence record names node.kubernetes.io/out-of-service=nodeshutdown:NoExecute (added 2026-03-01T10:00:45Z), which is gone',
+      ],
+    });
+  });
+});
+
+describe('the release steps count what they delete', () => {
+  it('legacy: pods, then VolumeAttachments', () => {
+    expect(
+      checkFence(legacyDeletePods, drainSpec(), aRequest({ strategy: 'legacy' }), taintedHistory()),
+    ).toMatchObject({
+      message: 'Force-deleting 2 pods on the fenced node.',
+    });
+    const spec = {
+      ...drainSpec([]),
+      cluster: { serverVersion: { major: 1, minor: 25 } },
+      volumeAttachments: [aVolumeAttachment('csi-db-0'), aVolumeAttachment('csi-db-1')],
+    };
+    expect(checkFence(legacyDeleteVolumeAttachments, spec, aRequest(), taintedHistory())).toMatchObject({
+      message: 'Deleting 2 VolumeAttachments of the fenced node.',
+      action: {
+        volumeAttachments: [
+          { namespace: null, name: 'csi-db-0' },
+          { namespace: null, name: 'csi-db-1' },
+        ],
+      },
+    });
+  });
+
+  it('accelerate: the terminating pods', () => {
+    const pods = [aPod('db-0', { terminating: true }), aPod('db-1', { terminating: true })];
+    expect(
+      checkFence(accelerateForceDelete, drainSpec(pods), aRequest({ accelerate: true }), taintedHistory()),
+    ).toMatchObject({
+      message: 'Force-deleting 2 terminating pods on the fenced node.',
+    });
+  });
+
+  it('tolerating pods: every pod and claim, and the opt-in named', () => {
+    const pods = [
+      aPod('keeper-0', { toleratesOutOfService: true, claimNames: ['data-a', 'data-b'] }),
+      aPod('keeper-1', { toleratesOutOfService: true }),
+    ];
+    expect(checkFence(toleratingPods, drainSpec(pods), aRequest(), taintedHistory())).toMatchObject({
+      evidence: [
+        'pod db/keeper-0 tolerates the out-of-service taint and holds data-a, data-b',
+        'pod db/keeper-1 tolerates the out-of-service taint and holds data-keeper-1',
+        'The instance is off and the node tainted; delete db/keeper-0, db/keeper-1 with grace period 0 (or rerun with the opt-in to force-delete tolerating pods) to release their volumes.',
+      ],
+    });
+    expect(
+      checkFence(
+        toleratingPods,
+        drainSpec(pods),
+        aRequest({ forceDeleteTolerating: true }),
+        taintedHistory(),
+      ),
+    ).toMatchObject({
+      message: 'Force-deleting 2 pods that tolerate the taint (as asked); the instance is proven off.',
+      evidence: [
+        'pod db/keeper-0 tolerates the out-of-service taint and holds data-a, data-b',
+        'pod db/keeper-1 tolerates the out-of-service taint and holds data-keeper-1',
+      ],
+    });
+  });
+});
