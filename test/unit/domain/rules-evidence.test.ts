@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { NotApplicable, ValidationError } from '../../../lib/domain/index.js';
-import { inFlightWithinLimits } from '../../../lib/domain/rules/blast-radius.js';
+import { inFlightWithinLimits, unhealthyWithinLimits } from '../../../lib/domain/rules/blast-radius.js';
 import { identityCorroborated } from '../../../lib/domain/rules/identity.js';
 import { evidenceNamesInstance, sameTarget } from '../../../lib/domain/rules/input.js';
 import {
@@ -146,6 +146,21 @@ describe('identity and input refusals list every address and name both sides', (
   it('evidence about another instance names both', () => {
     expect(checkFence(evidenceNamesInstance, { power: { instanceId: 'i-other' } })).toMatchObject({
       evidence: [`node names ${INSTANCE}, power evidence names i-other`],
+    });
+  });
+
+  it('too many unhealthy after the commitment: the deadline failure keeps the message and the counts', () => {
+    const cluster = { totalNodes: 20, unhealthyNodes: ['worker-1', 'worker-2', 'worker-3', 'worker-4'] };
+    expect(
+      checkFence(unhealthyWithinLimits, { at: 400, cluster }, aRequest(), committedHistory()),
+    ).toMatchObject({
+      phase: 'Failed',
+      reason: 'PowerOffNotConfirmed',
+      evidence: [
+        'Too many nodes are unhealthy to request another power-off; waiting for the one already requested.',
+        '4 of 20 nodes unhealthy (limits: 3 nodes, fraction 0.4)',
+        `deadline was ${t(310)}`,
+      ],
     });
   });
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Compliant, NotApplicable, type RunHistory } from '../../../lib/domain/index.js';
-import { fenceContext } from '../../../lib/domain/rules/context.js';
+import { baseEvidence, fenceContext } from '../../../lib/domain/rules/context.js';
 import { deadlineOf } from '../../../lib/domain/rules/deadline.js';
 import { commit } from '../../../lib/domain/rules/power.js';
 import {
@@ -266,5 +266,23 @@ describe('the drain deadline with both proofs', () => {
     };
     const ctx = fenceContext(observe({ at: 60, volumeAttachments: [IMAGE] }), aRequest(), history);
     expect(deadlineOf(ctx)).toEqual({ at: Date.parse(t(40 + 600)), reason: 'DrainNotComplete' });
+  });
+});
+
+describe('the evidence every decision starts with', () => {
+  it('names every blocklist entry of the storage proof and when it was listed', () => {
+    const proof = {
+      ...aBlocklist(20, true),
+      expected: [ENTRY, SECOND],
+      found: [
+        { ...ENTRY, until: t(4000) },
+        { ...SECOND, until: t(4000) },
+      ],
+    };
+    const history = { ...storageCommittedHistory(), storageProof: proof };
+    const lines = baseEvidence(
+      fenceContext(observe({ at: 30, volumeAttachments: [IMAGE] }), aRequest(), history),
+    );
+    expect(lines).toContain(`storage fenced: ${RANGE}, 10.0.9.9/32 listed at ${t(20)}`);
   });
 });
