@@ -208,6 +208,7 @@ describe('power rules say what the provider answered and what comes next', () =>
     expect(checkFence(commit, {})).toMatchObject({
       phase: 'PowerOff',
       message: 'Decided to fence; forcing the instance off.',
+      evidence: [],
     });
     expect(checkFence(commit, { power: { state: 'shutting-down' } })).toMatchObject({
       phase: 'ConfirmOff',
@@ -231,6 +232,45 @@ describe('power rules say what the provider answered and what comes next', () =>
       waitSeconds: 1,
       message: 'The instance looks off, but not in an observation made after the decision.',
     });
+  });
+});
+
+describe('confirm-off applies to a committed run that still needs its machine proven off', () => {
+  it('not before the commitment, and not while a storage fence comes first', () => {
+    expect(checkFence(confirmOff, { at: 20 })).toEqual(NotApplicable);
+    const storageFirst = { ...committedHistory(), isolation: { machine: true, storage: true, watch: false } };
+    expect(checkFence(confirmOff, { at: 20 }, aRequest(), storageFirst)).toEqual(NotApplicable);
+  });
+
+  it('asks for the power-off again once the retry interval has passed, not before', () => {
+    // Requested at t(10); the retry interval is PollSeconds.PowerOffRetry (30 s).
+    expect(checkFence(confirmOff, { at: 39 }, aRequest(), committedHistory())).toMatchObject({
+      action: null,
+      message: 'Waiting for the instance to be off (now running).',
+    });
+    expect(checkFence(confirmOff, { at: 40 }, aRequest(), committedHistory())).toMatchObject({
+      phase: 'PowerOff',
+      action: { kind: 'power-off' },
+      message: 'The instance is not off yet; requesting the power-off again.',
+      evidence: [],
+    });
+  });
+
+  it('never asks again while the instance is shutting down', () => {
+    expect(
+      checkFence(confirmOff, { at: 60, power: { state: 'shutting-down' } }, aRequest(), committedHistory()),
+    ).toMatchObject({
+      action: null,
+      waitSeconds: PollSeconds.ConfirmOff,
+      message: 'Waiting for the instance to be off (now shutting-down).',
+    });
+  });
+});
+
+describe('instance-stoppable once proven off', () => {
+  it('does not apply: the Spot question is moot once the instance was proven off', () => {
+    const spot = { at: 60, power: { lifecycle: 'spot-one-time', state: 'running' } } as const;
+    expect(checkFence(instanceStoppable, spot, aRequest(), provenHistory())).toEqual(NotApplicable);
   });
 });
 

@@ -18,6 +18,7 @@ import {
   aRequest,
   aVolumeAttachment,
   checkFence,
+  INSTANCE,
   OUR_RECORD,
   provenHistory,
   stopped,
@@ -84,6 +85,41 @@ describe('add-taint', () => {
     ).toMatchObject({
       message:
         "The instance is proven off; node worker-1 already carries the fencer's taint, recording this run as its owner.",
+    });
+  });
+});
+
+describe("the fence record names the proof in the provider's words, and no machine on bare metal", () => {
+  it("uses the provider's own state name when it gave one", () => {
+    const proofOfOff = {
+      instanceId: INSTANCE,
+      state: 'stopped',
+      providerState: 'Stopped',
+      observedAt: t(40),
+    } as const;
+    const history = { ...provenHistory(), proofOfOff };
+    expect(checkFence(addTaint, { at: 60, power: stopped(60) }, aRequest(), history)).toMatchObject({
+      action: { record: { proof: 'Stopped' } },
+    });
+  });
+
+  it('records no instance for a node fenced at the storage layer only', () => {
+    const history = {
+      ...provenHistory(),
+      target: { node: 'worker-1', nodeUid: 'uid-worker-1', provider: null, instanceId: '' },
+      isolation: { machine: false, storage: true, watch: false },
+      proofOfOff: null,
+      storageProof: aBlocklist(30, true),
+    };
+    const bare = {
+      at: 60,
+      node: { providerId: null },
+      instance: { resolved: false, problem: 'missing', detail: '' },
+      storage: aStorage(aBlocklist(60, true)),
+      volumeAttachments: [IMAGE],
+    } as const;
+    expect(checkFence(addTaint, bare, aRequest(), history)).toMatchObject({
+      action: { record: { instanceId: '', proof: 'blocklisted', blocklist: [RANGE] } },
     });
   });
 });

@@ -47,6 +47,11 @@ describe('addresses-unique (safety.md 2 and 3)', () => {
     });
     expect(checkFence(addressesUnique, imageNode(0, aBlocklist(0, false)))).toEqual(Compliant);
   });
+
+  it('does not apply once committed when no storage fencer answers any more', () => {
+    const gone = { at: 20, storage: null, volumeAttachments: [IMAGE] };
+    expect(checkFence(addressesUnique, gone, aRequest(), storageCommittedHistory())).toEqual(NotApplicable);
+  });
 });
 
 describe('storage-observed (safety.md 1)', () => {
@@ -173,6 +178,19 @@ describe('confirm-storage (safety.md 1)', () => {
     });
   });
 
+  it('asks again exactly when the retry interval has passed, and at once when never asked', () => {
+    // Requested at t(10); the retry interval is PollSeconds.ProviderRetry (10 s).
+    expect(
+      checkFence(confirmStorage, imageNode(20, aBlocklist(20, false)), aRequest(), storageCommittedHistory()),
+    ).toMatchObject({ action: { kind: 'storage-fence' } });
+    const neverAsked = { ...storageCommittedHistory(), storageFenceRequestedAt: null };
+    expect(
+      checkFence(confirmStorage, imageNode(12, aBlocklist(12, false)), aRequest(), neverAsked),
+    ).toMatchObject({
+      action: { kind: 'storage-fence' },
+    });
+  });
+
   it('asks again when the blocklist could not be read, saying the entries are unknown', () => {
     const unread = imageNode(25, { name: 'CephError', message: 'timeout' });
     expect(checkFence(confirmStorage, unread, aRequest(), storageCommittedHistory())).toMatchObject({
@@ -212,7 +230,19 @@ describe('still-isolated (safety.md 1)', () => {
       reason: 'BlocklistNotConfirmed',
       action: { kind: 'storage-fence', addresses: ['10.0.1.23'] },
       message: `The blocklist no longer shows ${RANGE}; fencing the node's storage clients again before releasing anything.`,
+      evidence: [],
     });
+  });
+
+  it('does not apply to a node that is gone', () => {
+    expect(
+      checkFence(
+        stillIsolated,
+        { ...imageNode(30, aBlocklist(30, false)), node: null },
+        aRequest(),
+        storageProvenHistory(),
+      ),
+    ).toEqual(NotApplicable);
   });
 
   it('without a storage answer: nothing to do once no image is left, else fence again', () => {

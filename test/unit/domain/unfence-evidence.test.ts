@@ -14,6 +14,7 @@ import {
   unfenceDryRun,
   unfenceInstanceOwned,
 } from '../../../lib/domain/rules/unfence.js';
+import { unfenceContext, unfenceEvidence } from '../../../lib/domain/rules/unfence-context.js';
 import {
   anUnfenceRequest,
   checkUnfence,
@@ -22,6 +23,7 @@ import {
   INSTANCE,
   OUR_RECORD,
   OUR_TAINT,
+  observe,
   THEIR_TAINT,
   t,
   taintedNode,
@@ -209,6 +211,36 @@ describe('the blocklist lift and the taint removal', () => {
     expect(checkUnfence(removeTaint, back)).toMatchObject({
       action: { kind: 'remove-taint', taint: OUR_TAINT },
       message: "Node worker-1 is Ready after a power cycle; removing the fencer's out-of-service taint.",
+    });
+  });
+});
+
+describe('the evidence every un-fence decision starts with, and the end of its patience', () => {
+  it('the node, its fence record and the power state, in that order', () => {
+    const ctx = unfenceContext(observe(back), anUnfenceRequest(), freshHistory());
+    const lines = unfenceEvidence(ctx);
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toBe(`fenced at ${t(45)} by run run-1`);
+    expect(lines[2]).toMatch(/^instance i-0123456789abcdef0: running/);
+    const noRecord = unfenceContext(
+      observe({ ...back, node: {}, power: fault() }),
+      anUnfenceRequest(),
+      freshHistory(),
+    );
+    expect(unfenceEvidence(noRecord)).toHaveLength(1);
+  });
+
+  it('waits until the request stops waiting, then refuses saying when it gave up', () => {
+    const notReady = { node: taintedNode() };
+    const request = anUnfenceRequest({ waitSeconds: 600 });
+    expect(checkUnfence(nodeReadyAgain, { ...notReady, at: 600 }, request)).toMatchObject({
+      phase: 'UnfenceAssess',
+      waitSeconds: 15,
+    });
+    expect(checkUnfence(nodeReadyAgain, { ...notReady, at: 601 }, request)).toMatchObject({
+      phase: 'Refused',
+      reason: 'NodeNotReadyYet',
+      evidence: ['node worker-1 is Ready=Unknown', `gave up at ${t(600)}`],
     });
   });
 });
