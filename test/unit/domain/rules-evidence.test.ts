@@ -4,10 +4,10 @@
  * these lines; a reader must be able to tell from them which check stopped the run and on what facts.
  */
 import { describe, expect, it } from 'vitest';
-import { NotApplicable, ValidationError } from '../../../lib/domain/index.js';
+import { Compliant, NotApplicable, ValidationError } from '../../../lib/domain/index.js';
 import { inFlightWithinLimits, unhealthyWithinLimits } from '../../../lib/domain/rules/blast-radius.js';
-import { identityCorroborated } from '../../../lib/domain/rules/identity.js';
-import { evidenceNamesInstance, sameTarget } from '../../../lib/domain/rules/input.js';
+import { identityConsistent, identityCorroborated } from '../../../lib/domain/rules/identity.js';
+import { evidenceNamesInstance, providerIdPresent, sameTarget } from '../../../lib/domain/rules/input.js';
 import {
   heartbeatStale,
   instanceNotStartedAgain,
@@ -291,6 +291,32 @@ describe('dry-run-report', () => {
       expect.stringMatching(
         /^Dry run: would wait up to \d+s for the provider to report it stopped, terminated or gone, then taint node worker-1 /,
       ),
+    );
+  });
+});
+
+describe('rules that read the machine leave a node without a resolved one to the input rules', () => {
+  const unparseable = {
+    instance: { resolved: false, problem: 'unparseable', detail: 'no instance id' },
+  } as const;
+
+  it('identity-consistent does not apply', () => {
+    expect(checkFence(identityConsistent, unparseable)).toEqual(NotApplicable);
+  });
+
+  it('provider-id-present is compliant for a node with a providerID', () => {
+    expect(checkFence(providerIdPresent, {})).toEqual(Compliant);
+    expect(checkFence(providerIdPresent, unparseable)).toEqual(Compliant);
+  });
+});
+
+describe('instance-not-started-again reads the launch time only when there is one', () => {
+  it('is compliant without a launch time, and for a launch at the very time of the decision', () => {
+    const noLaunch = { at: 20, power: { launchTime: undefined } };
+    expect(checkFence(instanceNotStartedAgain, noLaunch, aRequest(), committedHistory())).toEqual(Compliant);
+    const atDecision = { at: 20, power: { launchTime: t(10) } };
+    expect(checkFence(instanceNotStartedAgain, atDecision, aRequest(), committedHistory())).toEqual(
+      Compliant,
     );
   });
 });

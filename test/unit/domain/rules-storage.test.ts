@@ -215,6 +215,20 @@ describe('confirm-storage (safety.md 1)', () => {
   });
 });
 
+describe('the storage proof comes from the first observation after the decision', () => {
+  it('is taken from this very observation, so nothing is left to confirm', () => {
+    expect(
+      checkFence(confirmStorage, imageNode(20, aBlocklist(20, true)), aRequest(), storageCommittedHistory()),
+    ).toEqual(NotApplicable);
+  });
+
+  it('without it, a storage-only node is not proven: nothing is re-fenced before the proof', () => {
+    expect(
+      checkFence(stillIsolated, imageNode(20, aBlocklist(20, false)), aRequest(), storageCommittedHistory()),
+    ).toEqual(NotApplicable);
+  });
+});
+
 describe('still-isolated (safety.md 1)', () => {
   it('does not apply while the blocklist holds', () => {
     expect(
@@ -314,5 +328,6 @@ describe('the evidence every decision starts with', () => {
       fenceContext(observe({ at: 30, volumeAttachments: [IMAGE] }), aRequest(), history),
     );
     expect(lines).toContain(`storage fenced: ${RANGE}, 10.0.9.9/32 listed at ${t(20)}`);
+    expect(lines[1]).toMatch(/^instance i-0123456789abcdef0: /);
   });
 });

@@ -4,6 +4,7 @@
  * cycle the machine again, lift a blocklist by hand or leave someone else's taint alone.
  */
 import { describe, expect, it } from 'vitest';
+import { Compliant, NotApplicable } from '../../../lib/domain/index.js';
 import {
   liftBlocklist,
   nodeReadyAgain,
@@ -13,6 +14,7 @@ import {
   taintOwned,
   unfenceDryRun,
   unfenceInstanceOwned,
+  unfenceInstanceResolved,
 } from '../../../lib/domain/rules/unfence.js';
 import { unfenceContext, unfenceEvidence } from '../../../lib/domain/rules/unfence-context.js';
 import {
@@ -241,6 +243,87 @@ describe('the evidence every un-fence decision starts with, and the end of its p
       phase: 'Refused',
       reason: 'NodeNotReadyYet',
       evidence: ['node worker-1 is Ready=Unknown', `gave up at ${t(600)}`],
+    });
+  });
+});
+
+describe('un-fence rules on nodes without a machine, a record or a taint', () => {
+  const missing = { resolved: false, problem: 'missing', detail: 'spec.providerID is empty' } as const;
+
+  it('instance-resolved: a bare-metal record needs no machine; anything else without one is refused', () => {
+    const bareRecord = taintedNode({ ready: 'True', fenceRecord: { ...OUR_RECORD, instanceId: '' } });
+    expect(checkUnfence(unfenceInstanceResolved, { ...back, node: bareRecord, instance: missing })).toEqual(
+      NotApplicable,
+    );
+    expect(checkUnfence(unfenceInstanceResolved, { ...back, instance: missing })).toMatchObject({
+      reason: 'ProviderIdMissing',
+      evidence: ['spec.providerID is empty'],
+    });
+    expect(
+      checkUnfence(unfenceInstanceResolved, { ...back, node: { ready: 'True' }, instance: missing }),
+    ).toMatchObject({
+      reason: 'ProviderIdMissing',
+    });
+    const unparseable = { resolved: false, problem: 'unparseable', detail: 'no instance id' } as const;
+    expect(
+      checkUnfence(unfenceInstanceResolved, { ...back, node: bareRecord, instance: unparseable }),
+    ).toMatchObject({
+      reason: 'ProviderIdUnparseable',
+    });
+    expect(checkUnfence(unfenceInstanceResolved, back)).toEqual(Compliant);
+    expect(checkUnfence(unfenceInstanceResolved, { node: null })).toEqual(NotApplicable);
+  });
+
+  it('power-cycled: a record of another machine, or of none while the node now names one, is refused', () => {
+    const other = taintedNode({ ready: 'True', fenceRecord: { ...OUR_RECORD, instanceId: 'i-old' } });
+    expect(checkUnfence(powerCycled, { ...back, node: other })).toMatchObject({
+      reason: 'InstanceMismatch',
+      evidence: [`the fence record names i-old, the node now names ${INSTANCE}`],
+    });
+    const none = taintedNode({ ready: 'True', fenceRecord: { ...OUR_RECORD, instanceId: '' } });
+    expect(checkUnfence(powerCycled, { ...back, node: none })).toMatchObject({ reason: 'InstanceMismatch' });
+  });
+
+  it('power-cycled on bare metal: a new boot ID is the reboot', () => {
+    const bare = (bootId: string) => ({
+      ...back,
+      node: taintedNode({
+        ready: 'True',
+        bootId,
+        fenceRecord: { ...OUR_RECORD, instanceId: '', bootId: 'boot-1' },
+      }),
+      instance: missing,
+    });
+    expect(checkUnfence(powerCycled, bare('boot-2'))).toEqual(Compliant);
+    expect(checkUnfence(powerCycled, bare('boot-1'))).toMatchObject({
+      evidence: ['node worker-1 boot boot-1; boot at the fence boot-1'],
+    });
+  });
+
+  it('dry run, lift and removal leave a node without a record or without our taint alone', () => {
+    const dryRun = anUnfenceRequest({ dryRun: true });
+    expect(checkUnfence(unfenceDryRun, { node: null }, dryRun)).toEqual(NotApplicable);
+    expect(checkUnfence(unfenceDryRun, { ...back, node: { ready: 'True' } }, dryRun)).toMatchObject({
+      message: 'Dry run: would remove the out-of-service taint and fence record from node worker-1.',
+    });
+    expect(checkUnfence(liftBlocklist, { ...back, node: { ready: 'True' } })).toEqual(NotApplicable);
+    const stale = { ...back, node: { ready: 'True', outOfServiceTaints: [], fenceRecord: OUR_RECORD } };
+    expect(checkUnfence(removeTaint, stale)).toEqual(NotApplicable);
+  });
+
+  it('lift: an entry still listed but lapsing soon is lifted too; one no longer listed is not', () => {
+    const node = taintedNode({
+      ready: 'True',
+      fenceRecord: { ...OUR_RECORD, blocklist: [RANGE, SECOND_ENTRY] },
+    });
+    const second = { kind: 'range', entry: SECOND_ENTRY, source: 'configured range' } as const;
+    const lapsing = {
+      ...aBlocklist(600, false),
+      expected: [ENTRY, second],
+      missing: [{ ...ENTRY, until: t(610) }, second],
+    };
+    expect(checkUnfence(liftBlocklist, { ...back, node, storage: aStorage(lapsing) })).toMatchObject({
+      action: { kind: 'storage-lift', entries: [RANGE] },
     });
   });
 });
