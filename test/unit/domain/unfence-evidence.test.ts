@@ -46,7 +46,7 @@ const SECOND_ENTRY = '10.0.9.9/32';
 describe('stale-record-cleared', () => {
   const stale = (taints = [] as (typeof THEIR_TAINT)[]) => ({
     ...back,
-    node: { ready: 'True', outOfServiceTaints: taints, fenceRecord: OUR_RECORD },
+    node: { ready: 'True' as const, outOfServiceTaints: taints, fenceRecord: OUR_RECORD },
   });
 
   it('says what it clears, and in a dry run what it would do next', () => {
@@ -67,7 +67,10 @@ describe('stale-record-cleared', () => {
 });
 
 describe('taint-owned', () => {
-  const foreign = { ...back, node: { ready: 'True', outOfServiceTaints: [THEIR_TAINT, NO_SCHEDULE] } };
+  const foreign = {
+    ...back,
+    node: { ready: 'True' as const, outOfServiceTaints: [THEIR_TAINT, NO_SCHEDULE] },
+  };
 
   it('names every taint it did not add', () => {
     expect(checkUnfence(taintOwned, foreign)).toMatchObject({
@@ -307,7 +310,10 @@ describe('un-fence rules on nodes without a machine, a record or a taint', () =>
       message: 'Dry run: would remove the out-of-service taint and fence record from node worker-1.',
     });
     expect(checkUnfence(liftBlocklist, { ...back, node: { ready: 'True' } })).toEqual(NotApplicable);
-    const stale = { ...back, node: { ready: 'True', outOfServiceTaints: [], fenceRecord: OUR_RECORD } };
+    const stale = {
+      ...back,
+      node: { ready: 'True' as const, outOfServiceTaints: [], fenceRecord: OUR_RECORD },
+    };
     expect(checkUnfence(removeTaint, stale)).toEqual(NotApplicable);
   });
 
