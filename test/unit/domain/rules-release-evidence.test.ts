@@ -8,6 +8,7 @@ import {
   accelerateForceDelete,
   addTaint,
   clearStaleRecord,
+  drained,
   legacyDeletePods,
   legacyDeleteVolumeAttachments,
   stillOff,
@@ -18,9 +19,11 @@ import {
   aRequest,
   aVolumeAttachment,
   checkFence,
+  DATA_DISK,
   INSTANCE,
   OUR_RECORD,
   provenHistory,
+  ROOT_DISK,
   stopped,
   t,
   taintedHistory,
@@ -145,6 +148,7 @@ describe('the release steps count what they delete', () => {
       checkFence(legacyDeletePods, drainSpec(), aRequest({ strategy: 'legacy' }), taintedHistory()),
     ).toMatchObject({
       message: 'Force-deleting 2 pods on the fenced node.',
+      evidence: [],
     });
     const spec = {
       ...drainSpec([]),
@@ -153,6 +157,7 @@ describe('the release steps count what they delete', () => {
     };
     expect(checkFence(legacyDeleteVolumeAttachments, spec, aRequest(), taintedHistory())).toMatchObject({
       message: 'Deleting 2 VolumeAttachments of the fenced node.',
+      evidence: [],
       action: {
         volumeAttachments: [
           { namespace: null, name: 'csi-db-0' },
@@ -168,6 +173,7 @@ describe('the release steps count what they delete', () => {
       checkFence(accelerateForceDelete, drainSpec(pods), aRequest({ accelerate: true }), taintedHistory()),
     ).toMatchObject({
       message: 'Force-deleting 2 terminating pods on the fenced node.',
+      evidence: [],
     });
   });
 
@@ -196,6 +202,22 @@ describe('the release steps count what they delete', () => {
         'pod db/keeper-0 tolerates the out-of-service taint and holds data-a, data-b',
         'pod db/keeper-1 tolerates the out-of-service taint and holds data-keeper-1',
       ],
+    });
+  });
+});
+
+describe('drained', () => {
+  it('counts a detached data disk as gone, and names every pod that stays bound without a volume', () => {
+    const pods = [aPod('agent-0', { claimNames: [] }), aPod('agent-1', { claimNames: [] })];
+    const spec = {
+      ...drainSpec(pods),
+      volumeAttachments: [],
+      disks: [ROOT_DISK, { ...DATA_DISK, state: 'detached' }],
+    } as const;
+    expect(checkFence(drained, spec, aRequest(), taintedHistory())).toMatchObject({
+      phase: 'Fenced',
+      message:
+        'Node worker-1 is fenced: instance off, no pod holds a volume, no VolumeAttachment or disk left. Still bound to it: pod db/agent-0 (holds no volume), pod db/agent-1 (holds no volume).',
     });
   });
 });

@@ -110,6 +110,11 @@ describe('storage-observed (safety.md 1)', () => {
     expect(late).toMatchObject({ phase: 'Failed', reason: 'BlocklistNotConfirmed' });
   });
 
+  it('is compliant with a readable answer once proven, whether or not images are left', () => {
+    const answered = { at: 30, storage: aStorage(aBlocklist(30, true)), volumeAttachments: [] };
+    expect(checkFence(storageObserved, answered, aRequest(), storageProvenHistory())).toEqual(Compliant);
+  });
+
   it('a committed storage fence whose fencer is gone waits, unless every image is already released', () => {
     const noFencer = { at: 20, storage: null, volumeAttachments: [IMAGE] };
     expect(checkFence(storageObserved, noFencer, aRequest(), storageCommittedHistory())).toMatchObject({
@@ -132,6 +137,12 @@ describe('storage-observed (safety.md 1)', () => {
 });
 
 describe('commit with a storage fence', () => {
+  it('fences the storage clients when the blocklist could not be read', () => {
+    expect(checkFence(commit, imageNode(0, { name: 'CephError', message: 'timeout' }))).toMatchObject({
+      action: { kind: 'storage-fence' },
+    });
+  });
+
   it('fences the storage clients first, or only confirms a blocklist that already holds', () => {
     expect(checkFence(commit, imageNode(0, aBlocklist(0, false)))).toMatchObject({
       phase: 'StorageFence',
@@ -248,6 +259,15 @@ describe('still-isolated (safety.md 1)', () => {
     });
   });
 
+  it('fences again while the storage cluster answers, even with no image left, naming every missing entry', () => {
+    const twoMissing = { ...aBlocklist(30, false), expected: [ENTRY, SECOND], missing: [ENTRY, SECOND] };
+    const spec = { at: 30, storage: aStorage(twoMissing), volumeAttachments: [] };
+    expect(checkFence(stillIsolated, spec, aRequest(), storageProvenHistory())).toMatchObject({
+      action: { kind: 'storage-fence' },
+      message: `The blocklist no longer shows ${RANGE}, 10.0.9.9/32; fencing the node's storage clients again before releasing anything.`,
+    });
+  });
+
   it('does not apply to a node that is gone', () => {
     expect(
       checkFence(
@@ -298,6 +318,17 @@ describe('watches-gone (safety.md 1, no storage fencer)', () => {
       message: "The machine is off; its RBD images' old watches expire within 45 s of that (25 s left).",
     });
     expect(checkFence(watchesGone, offNode(85), aRequest(), watchHistory())).toEqual(NotApplicable);
+  });
+});
+
+describe('the deadline with both proofs to hold', () => {
+  it('once the blocklist is proven, a missing proof of off fails as such', () => {
+    const history: RunHistory = {
+      ...storageProvenHistory(),
+      isolation: { machine: true, storage: true, watch: false },
+    };
+    const ctx = fenceContext(observe({ at: 400, volumeAttachments: [IMAGE] }), aRequest(), history);
+    expect(deadlineOf(ctx)).toEqual({ at: Date.parse(t(310)), reason: 'PowerOffNotConfirmed' });
   });
 });
 
