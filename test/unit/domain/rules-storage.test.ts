@@ -16,7 +16,17 @@ import {
   watchesGone,
 } from '../../../lib/domain/rules/storage.js';
 import { PollSeconds } from '../../../lib/domain/timing.js';
-import { aRequest, checkFence, observe, provenHistory, type Spec, t } from './support/fixtures.js';
+import {
+  aRequest,
+  checkFence,
+  fault,
+  freshHistory,
+  INSTANCE,
+  observe,
+  provenHistory,
+  type Spec,
+  t,
+} from './support/fixtures.js';
 import { aBlocklist, aStorage, ENTRY, IMAGE, RANGE, storageCommittedHistory } from './support/storage.js';
 
 /** A node holding one RBD image, its blocklist read at `t(at)`. */
@@ -360,5 +370,10 @@ describe('the evidence every decision starts with', () => {
     );
     expect(lines).toContain(`storage fenced: ${RANGE}, 10.0.9.9/32 listed at ${t(20)}`);
     expect(lines[1]).toMatch(/^instance i-0123456789abcdef0: /);
+  });
+
+  it('names the instance whose power state the provider could not give', () => {
+    const ctx = fenceContext(observe({ power: fault() }), aRequest(), freshHistory());
+    expect(baseEvidence(ctx)[1]).toBe(`instance ${INSTANCE}: provider error ProviderApiError: Rate exceeded`);
   });
 });
