@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { assertHistory, record, storageProofFrom } from '../../../lib/domain/history.js';
 import { ValidationError } from '../../../lib/domain/index.js';
-import { observe, t, taintedNode } from './support/fixtures.js';
+import { freshHistory, observe, t, taintedNode } from './support/fixtures.js';
 import { aBlocklist, aStorage, IMAGE, storageCommittedHistory } from './support/storage.js';
 
 const withBlocklist = (at: number, confirmed: boolean) =>
@@ -39,6 +39,21 @@ describe('assertHistory and the storage proof', () => {
     expect(() =>
       assertHistory({ ...storageCommittedHistory(), storageProof: aBlocklist(11, true) }),
     ).not.toThrow();
+  });
+
+  it('refuses a proof without a decision, and names an unreadable proof time', () => {
+    refused(
+      { ...freshHistory(), storageProof: aBlocklist(20, true) },
+      'storageProof was not observed after decidedToFenceAt',
+    );
+    expect(() =>
+      assertHistory({
+        ...storageCommittedHistory(),
+        storageProof: { ...aBlocklist(20, true), observedAt: 'yesterday' },
+      }),
+    ).toThrow(
+      new ValidationError('storageProof.observedAt is not an ISO 8601 time with a zone: "yesterday"'),
+    );
   });
 
   it('refuses a target without its isolation plan', () => {
