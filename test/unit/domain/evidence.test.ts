@@ -4,10 +4,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import { describeFallible, describeNode, describePower } from '../../../lib/domain/evidence.js';
-import { describeTaint } from '../../../lib/domain/index.js';
+import { describeTaint, ValidationError } from '../../../lib/domain/index.js';
 import { aNode, fault, INSTANCE, OUR_RECORD, OUR_TAINT, THEIR_TAINT, t } from './support/fixtures.js';
 
 describe('describeNode', () => {
+  it('refuses an unreadable time, naming the field (the audit trail never carries a guess)', () => {
+    const unreadable = (field: string) =>
+      new ValidationError(`${field} is not an ISO 8601 time with a zone: "yesterday"`);
+    expect(() => describeNode(aNode({ readAt: 'yesterday' }))).toThrow(unreadable('node.readAt'));
+    expect(() => describeNode(aNode({ leaseRenewTime: 'yesterday' }))).toThrow(unreadable('leaseRenewTime'));
+    expect(() => describeNode(aNode({ lastHeartbeat: 'yesterday' }))).toThrow(unreadable('lastHeartbeat'));
+  });
+
   it('ages the liveness signals at the time the node was read', () => {
     expect(describeNode(aNode({ readAt: t(30), leaseRenewTime: t(-600), lastHeartbeat: t(10) }))).toBe(
       `node worker-1: Ready=Unknown, lease renewed 630s ago, heartbeat 20s ago (read ${t(30)}), out-of-service taint absent`,
