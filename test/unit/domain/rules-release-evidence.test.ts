@@ -186,7 +186,7 @@ describe('the release steps count what they delete', () => {
       evidence: [
         'pod db/keeper-0 tolerates the out-of-service taint and holds data-a, data-b',
         'pod db/keeper-1 tolerates the out-of-service taint and holds data-keeper-1',
-        'The instance is off and the node tainted; delete db/keeper-0, db/keeper-1 with grace period 0 (or rerun with the opt-in to force-delete tolerating pods) to release their volumes.',
+        'The instance is proven off and the node tainted; delete db/keeper-0, db/keeper-1 with grace period 0 (or rerun with the opt-in to force-delete tolerating pods) to release their volumes.',
       ],
     });
     expect(
