@@ -14,7 +14,7 @@ import {
   RejectReason,
 } from '../app/trigger-types.js';
 import { TriggerSource } from '../ports/workflow.js';
-import { clusterName, nodeName } from './fence-request.js';
+import { issuesOf, nodeUnreachableDetail, rejection } from './trigger-parsing.js';
 
 /** Source and type of the project's own event: put it on the bus to ask for a fence. */
 export const ALIBABA_NODE_UNREACHABLE = {
@@ -94,28 +94,7 @@ export const ecsSystemEventSchema = envelope(
   ),
 );
 
-export const nodeUnreachableSchema = envelope(
-  z
-    .object({
-      cluster: clusterName,
-      node: nodeName,
-      incidentId: z
-        .string()
-        .regex(/^[A-Za-z0-9._:@-]{1,128}$/, 'letters, digits and ._:@- only, at most 128')
-        .optional(),
-    })
-    .strict(),
-);
-
-const rejection = (reason: RejectReason, detail: string, source?: TriggerSource): Rejection => ({
-  kind: 'rejected',
-  reason,
-  detail,
-  ...(source ? { source } : {}),
-});
-
-const issuesOf = (error: z.ZodError): string =>
-  error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+export const nodeUnreachableSchema = envelope(nodeUnreachableDetail);
 
 function fromStateChange(event: z.infer<typeof ecsStateChangeSchema>): InstancesTrigger | Rejection {
   const { resourceId: id, state } = event.data;

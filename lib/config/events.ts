@@ -12,7 +12,7 @@ import {
   RejectReason,
 } from '../app/trigger-types.js';
 import { TRIGGER_RECORD_LIMITS, TriggerSource } from '../ports/workflow.js';
-import { clusterName, nodeName } from './fence-request.js';
+import { issuesOf, nodeUnreachableDetail, rejection } from './trigger-parsing.js';
 
 /** Source and detail-type of the project's own event: put it on the default bus to ask for a fence. */
 export const NODE_UNREACHABLE_EVENT = { source: 'kube-fencer', detailType: 'Node Unreachable' } as const;
@@ -99,28 +99,7 @@ export const healthEventSchema = envelope(
 
 export const ec2StateEventSchema = envelope(z.object({ 'instance-id': instanceId, state: text(32) }));
 
-export const nodeUnreachableEventSchema = envelope(
-  z
-    .object({
-      cluster: clusterName,
-      node: nodeName,
-      incidentId: z
-        .string()
-        .regex(/^[A-Za-z0-9._:@-]{1,128}$/, 'letters, digits and ._:@- only, at most 128')
-        .optional(),
-    })
-    .strict(),
-);
-
-const rejection = (reason: RejectReason, detail: string, source?: TriggerSource): Rejection => ({
-  kind: 'rejected',
-  reason,
-  detail,
-  ...(source ? { source } : {}),
-});
-
-const issuesOf = (error: z.ZodError): string =>
-  error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+export const nodeUnreachableEventSchema = envelope(nodeUnreachableDetail);
 
 function fromAlarm(event: z.infer<typeof alarmEventSchema>): InstancesTrigger | Rejection {
   const { alarmName, state, configuration } = event.detail;

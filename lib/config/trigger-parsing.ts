@@ -1,0 +1,33 @@
+/**
+ * What the AWS and Alibaba Cloud event parsers share: the body of the project's own
+ * `Node Unreachable` event (the same on both buses; only the envelope differs), and how a parser
+ * says an event is not a trigger.
+ */
+import * as z from 'zod';
+import type { Rejection, RejectReason } from '../app/trigger-types.js';
+import type { TriggerSource } from '../ports/workflow.js';
+import { clusterName, nodeName } from './fence-request.js';
+
+/** The project's own event asks for one node: strict, an unknown key is a mistake. */
+export const nodeUnreachableDetail = z
+  .object({
+    cluster: clusterName,
+    node: nodeName,
+    incidentId: z
+      .string()
+      .regex(/^[A-Za-z0-9._:@-]{1,128}$/, 'letters, digits and ._:@- only, at most 128')
+      .optional(),
+  })
+  .strict();
+
+/** An event that starts nothing, with its reason code and what was wrong. */
+export const rejection = (reason: RejectReason, detail: string, source?: TriggerSource): Rejection => ({
+  kind: 'rejected',
+  reason,
+  detail,
+  ...(source ? { source } : {}),
+});
+
+/** A schema's complaints in one line, each with the path it is about. */
+export const issuesOf = (error: z.ZodError): string =>
+  error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
