@@ -3,6 +3,17 @@ import { Compliant, NotApplicable } from '../../../../lib/domain/sweep/index.js'
 import { vaStuckDeleting } from '../../../../lib/domain/sweep/rules/va-stuck-deleting.js';
 import { ago, aVa, crossCheck, disk, world } from './support.js';
 
+const HOLDER = 'i-0aaaaaaaaaaaaaaa1';
+
+/** The advice for a VolumeAttachment deleting for 15 minutes, given the provider's cross-check. */
+function adviceFor(cross: Parameters<typeof vaStuckDeleting.advise>[1]) {
+  const va = aVa('va-1', { deletionTimestamp: ago(900) });
+  const index = world({ volumeAttachments: [va] });
+  const verdict = vaStuckDeleting.check(va, index);
+  if (verdict.kind !== 'finding') throw new Error('expected a finding');
+  return vaStuckDeleting.advise(verdict.draft, cross, index);
+}
+
 describe('VA_STUCK_DELETING', () => {
   it('does not apply to a VolumeAttachment that is not deleting', () => {
     expect(vaStuckDeleting.check(aVa('va-1'), world())).toEqual(NotApplicable);
@@ -24,40 +35,18 @@ describe('VA_STUCK_DELETING', () => {
   });
 
   it('advises fencing rather than force-detaching while a running machine holds the disk', () => {
-    const va = aVa('va-1', { deletionTimestamp: ago(900) });
-    const index = world({ volumeAttachments: [va] });
-    const verdict = vaStuckDeleting.check(va, index);
-    if (verdict.kind !== 'finding') throw new Error('expected a finding');
-    const instance = 'i-0aaaaaaaaaaaaaaa1';
-    const action = vaStuckDeleting.advise(
-      verdict.draft,
-      crossCheck({ [instance]: 'running' }, [disk('vol-pv-1', [instance])]),
-      index,
-    );
+    const action = adviceFor(crossCheck({ [HOLDER]: 'running' }, [disk('vol-pv-1', [HOLDER])]));
     expect(action.description).toContain('never remove the finalizer now');
   });
 
   it('names the proven-off holder and says to wait, not that the provider could not tell', () => {
-    const va = aVa('va-1', { deletionTimestamp: ago(900) });
-    const index = world({ volumeAttachments: [va] });
-    const verdict = vaStuckDeleting.check(va, index);
-    if (verdict.kind !== 'finding') throw new Error('expected a finding');
-    const instance = 'i-0aaaaaaaaaaaaaaa1';
-    const action = vaStuckDeleting.advise(
-      verdict.draft,
-      crossCheck({ [instance]: 'stopped' }, [disk('vol-pv-1', [instance])]),
-      index,
-    );
+    const action = adviceFor(crossCheck({ [HOLDER]: 'stopped' }, [disk('vol-pv-1', [HOLDER])]));
     expect(action).toMatchObject({ kind: 'wait', command: 'kubectl describe volumeattachment va-1' });
-    expect(action.description).toContain(`still attached to ${instance}, which the provider reports off`);
+    expect(action.description).toContain(`still attached to ${HOLDER}, which the provider reports off`);
     expect(action.description).not.toContain('could not say');
   });
 
   it('says the provider could not tell only when it did not answer about the disk', () => {
-    const va = aVa('va-1', { deletionTimestamp: ago(900) });
-    const index = world({ volumeAttachments: [va] });
-    const verdict = vaStuckDeleting.check(va, index);
-    if (verdict.kind !== 'finding') throw new Error('expected a finding');
-    expect(vaStuckDeleting.advise(verdict.draft, null, index).description).toContain('could not say');
+    expect(adviceFor(null).description).toContain('could not say');
   });
 });
