@@ -94,7 +94,9 @@ export async function connect(
       'or set AWS_REGION; for Alibaba Cloud set ALIBABA_CLOUD_REGION',
     );
   // Alibaba's credentials come from the environment: a missing one is known before anything is asked.
-  if (alibaba) await (await import('./context.js')).alibabaFencerFromEnv(process.env);
+  const alibabaFencer = alibaba
+    ? await (await import('./context.js')).alibabaFencerFromEnv(process.env)
+    : undefined;
   const aws = need.cloud && Boolean(options.region);
   const selected = selectKubeconfigContext({ path: options.kubeconfig, context: options.context });
   const endpoint = contextEndpoint(selected);
@@ -113,7 +115,11 @@ export async function connect(
   if (credentials.status === 'rejected') throw credentials.reason;
   const awsCredentials: AwsCredentialsProvider | undefined = credentials.value;
   const deps = need.cloud
-    ? await (await import('./context.js')).depsFromOptions(options, { endpoint, awsCredentials })
+    ? (await import('./context.js')).depsFromOptions(options, {
+        endpoint,
+        awsCredentials,
+        alibabaFencer,
+      })
     : kubernetesOnly(endpoint, options);
   return {
     deps,

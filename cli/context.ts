@@ -17,6 +17,8 @@ export { requireOption, UsageError } from './usage.js';
 export interface CheckedAccess {
   readonly endpoint: ApiEndpoint;
   readonly awsCredentials?: AwsCredentialsProvider;
+  /** The Alibaba Cloud fencer, built while its credentials were checked (ALIBABA_CLOUD_REGION set). */
+  readonly alibabaFencer?: EcsComputeFencer | undefined;
 }
 
 /**
@@ -45,11 +47,8 @@ export async function alibabaFencerFromEnv(env: NodeJS.ProcessEnv): Promise<EcsC
 }
 
 /** Builds the fencer's dependencies from the command line (the CLI's composition). */
-export async function depsFromOptions(
-  options: ConnectionOptions,
-  access: CheckedAccess,
-): Promise<FencerDeps> {
-  const alibaba = await alibabaFencerFromEnv(process.env);
+export function depsFromOptions(options: ConnectionOptions, access: CheckedAccess): FencerDeps {
+  const alibaba = access.alibabaFencer;
   // An Alibaba-only deployment needs no AWS region; every other needs one.
   const region = alibaba
     ? options.region || undefined
