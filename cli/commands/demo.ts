@@ -51,13 +51,13 @@ function refuseRbdWith(options: { manual?: boolean; timelineOut?: string; provid
 
 /**
  * `fencer demo`: replays the Multi-Attach incident in the local lab and prints its timeline; with
- * `--storage rbd`, the Ceph RBD incident (`still being used`) and its storage fence.
+ * `--storage rbd`, the Ceph RBD incident (the cut node's client still writing) and its storage fence.
  */
 export function registerDemo(program: Command): void {
   program
     .command('demo')
     .description(
-      'replay the Multi-Attach incident (or, with --storage rbd, the Ceph RBD `still being used` one) in the local lab (real control plane, EC2 or ECS emulator, real Ceph) and print the timeline',
+      'replay the Multi-Attach incident (or, with --storage rbd, a Ceph RBD image its cut node still writes to) in the local lab (real control plane, EC2 or ECS emulator, real Ceph) and print the timeline',
     )
     .option('--quiet', 'print only the final timeline, not each line as it happens')
     .addOption(
@@ -68,7 +68,7 @@ export function registerDemo(program: Command): void {
     .addOption(
       new Option(
         '--storage <kind>',
-        'the stuck volume: the cloud’s disk (Multi-Attach), or a Ceph RBD image held by the cut node’s still-connected client (`still being used`, cured by a storage fence; starts a real Ceph, needs Debian’s ceph packages and root)',
+        'the stuck volume: the cloud’s disk (Multi-Attach), or a Ceph RBD image held by the cut node’s still-connected client (a taint alone leaves it `still being used`, cured by a storage fence; starts a real Ceph, needs Debian’s ceph packages and root)',
       )
         .choices(['disk', 'rbd'])
         .default('disk'),

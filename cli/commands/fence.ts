@@ -13,7 +13,9 @@ What it does, in order (each step re-checks everything before acting):
      kube-fencer.io/opt-out), or too many nodes are unhealthy / being fenced (the in-flight
      limit is the cluster's: see \`fencer limits\`);
   2. powers the instance off through EC2 (StopInstances --force) and waits until EC2
-     reports it stopped: that is the proof;
+     reports it stopped: that is the proof. For Ceph RBD images (FENCER_CEPH_* set) it
+     first blocklists the node's addresses through the Ceph mgr and confirms the blocklist;
+     a bare-metal node holding only RBD images is fenced by the blocklist alone;
   3. taints the node node.kubernetes.io/out-of-service=nodeshutdown:NoExecute, so
      Kubernetes evicts its pods and force-detaches its volumes;
   4. waits until the node's pods and VolumeAttachments are gone and EBS reports the disks
