@@ -13,7 +13,7 @@ import { evaluateBlocklist, type ListedEntry } from './blocklist.js';
 import { addCommand, type BlocklistDialect, type MonCommand, removeCommand } from './commands.js';
 import { CephApiError } from './errors.js';
 import { type CephFencerLogger, silentLogger } from './logger.js';
-import { askDialect, readBlocklist } from './mon-reads.js';
+import { askDialect, changeThenReadBlocklist, readBlocklist } from './mon-reads.js';
 import { assertSomethingToFence, isRbdDriver, planEntries, recordedEntry } from './plan.js';
 import { renewEntries } from './renew.js';
 import { RestfulClient } from './restful-client.js';
@@ -89,11 +89,16 @@ export class CephRbdStorageFencer implements StorageFencer {
     const dialect = await this.#resolveDialect(options.signal);
     const expire = this.#settings.blocklistExpireSeconds;
     const run = (command: MonCommand) => this.#client.run(command, options.signal);
-    // One mon command per entry; the mon batches concurrent proposals into few map epochs.
     const absent = before.missing.filter((m) => m.until === undefined).map(withoutUntil);
-    await Promise.all(absent.map((e) => run(addCommand(e, dialect, expire))));
-    // An entry that is there but lapses too soon cannot be lengthened in place (Ceph keeps its expiry).
     const lapsing = before.missing.filter((m) => m.until !== undefined).map(withoutUntil);
+    // Every absent entry in one request (one map epoch), read back in the same round trip.
+    const listedAfterAdd = await changeThenReadBlocklist(
+      this.#client,
+      dialect,
+      absent.map((e) => addCommand(e, dialect, expire)),
+      options.signal,
+    );
+    // An entry that is there but lapses too soon cannot be lengthened in place (Ceph keeps its expiry).
     await renewEntries(lapsing, {
       node: target.node,
       dialect,
@@ -108,7 +113,10 @@ export class CephRbdStorageFencer implements StorageFencer {
       renewed: lapsing.map((e) => e.entry),
     });
 
-    const after = await this.#observe(target.node, expected, options.signal);
+    const after =
+      lapsing.length === 0
+        ? this.#evaluate(target.node, expected, listedAfterAdd)
+        : await this.#observe(target.node, expected, options.signal);
     if (!after.confirmed) throw notConfirmed(target.node, after);
     const added = new Set(toAdd.map(key));
     return {
@@ -134,8 +142,13 @@ export class CephRbdStorageFencer implements StorageFencer {
       };
     }
     if (options.dryRun) return { kind: 'dry-run', wouldRemove: present.map((e) => e.entry) };
-    await Promise.all(present.map((e) => this.#client.run(removeCommand(e, dialect), options.signal)));
-    const still = new Set((await this.#list(options.signal)).map(key));
+    const listedAfter = await changeThenReadBlocklist(
+      this.#client,
+      dialect,
+      present.map((e) => removeCommand(e, dialect)),
+      options.signal,
+    );
+    const still = new Set(listedAfter.map(key));
     const left = present.filter((e) => still.has(key(e)));
     if (left.length > 0) {
       throw new CephApiError(
@@ -166,7 +179,14 @@ export class CephRbdStorageFencer implements StorageFencer {
     expected: readonly FenceEntry[],
     signal?: AbortSignal,
   ): Promise<BlocklistEvidence> {
-    const listed = await this.#list(signal);
+    return this.#evaluate(node, expected, await this.#list(signal));
+  }
+
+  #evaluate(
+    node: string,
+    expected: readonly FenceEntry[],
+    listed: readonly ListedEntry[],
+  ): BlocklistEvidence {
     return evaluateBlocklist({
       node,
       expected,

@@ -5,18 +5,33 @@ import {
   DESCRIBE_COMMANDS,
   dialectFromDescriptions,
   listCommand,
+  type MonCommand,
 } from './commands.js';
 import { CephApiError } from './errors.js';
 import type { RestfulClient } from './restful-client.js';
 
 /** `osd blocklist ls`, parsed; a list the fencer cannot read is a failed command, never evidence. */
-export async function readBlocklist(
+export function readBlocklist(
   client: RestfulClient,
   dialect: BlocklistDialect,
   signal?: AbortSignal,
 ): Promise<ListedEntry[]> {
+  return changeThenReadBlocklist(client, dialect, [], signal);
+}
+
+/**
+ * Runs `changes` (blocklist adds or removals) together in one request, then `osd blocklist ls` once
+ * they have all ended: one map epoch for all of them, and the listing that proves them in the same
+ * round trip (see {@link RestfulClient.runThenRead}).
+ */
+export async function changeThenReadBlocklist(
+  client: RestfulClient,
+  dialect: BlocklistDialect,
+  changes: readonly MonCommand[],
+  signal?: AbortSignal,
+): Promise<ListedEntry[]> {
   const command = listCommand(dialect);
-  const answer = await client.run(command, signal);
+  const answer = await client.runThenRead(changes, command, signal);
   try {
     return parseBlocklist(answer.outb);
   } catch (error) {

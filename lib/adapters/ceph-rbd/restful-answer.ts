@@ -3,6 +3,7 @@
  * request's JSON (its `state`, and `outb`/`outs` of each command). Pure: tested without a mgr.
  */
 import * as z from 'zod';
+import { jsonReal, type MonCommand } from './commands.js';
 import { CephApiError } from './errors.js';
 
 const resultSchema = z.object({
@@ -100,6 +101,38 @@ export function commandResult(operation: string, answer: MgrAnswer): { outb: str
   }
   const finished = answer.finished[0];
   return { outb: finished?.outb ?? '', outs: finished?.outs ?? '' };
+}
+
+/**
+ * How the module names a command in its answer (its `humanify_command`): the prefix, then each other
+ * field as `name=value`.
+ */
+const commandText = (command: MonCommand): string =>
+  [
+    command.prefix,
+    ...Object.entries(command.fields ?? {}).map(([k, v]) => `${k}=${v}`),
+    ...Object.entries(command.floats ?? {}).map(([k, v]) => `${k}=${jsonReal(v)}`),
+  ].join(' ');
+
+/**
+ * What `read` printed in a request that ran other commands first: their failure fails the call; the
+ * read is told from them by its name in the answer.
+ */
+export function readResult(
+  operation: string,
+  answer: MgrAnswer,
+  read: MonCommand,
+): { outb: string; outs: string } {
+  commandResult(operation, answer);
+  const readName = commandText(read);
+  const result = answer.finished.find((r) => r.command === readName);
+  if (!result) {
+    throw new CephApiError(
+      { fault: 'CommandFailed', operation: read.prefix, retryable: false, httpStatus: 200 },
+      `the mgr's answer has no result for ${readName}`,
+    );
+  }
+  return { outb: result.outb ?? '', outs: result.outs ?? '' };
 }
 
 /** The caller's signal ended the call: nothing is known about the command. */

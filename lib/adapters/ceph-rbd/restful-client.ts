@@ -8,7 +8,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { encodeMonCommand, type MonCommand } from './commands.js';
 import { CephApiError } from './errors.js';
-import { cancelled, commandResult, readHttpAnswer, TRANSIENT_CODES, Transient } from './restful-answer.js';
+import {
+  cancelled,
+  commandResult,
+  type MgrAnswer,
+  readHttpAnswer,
+  readResult,
+  TRANSIENT_CODES,
+  Transient,
+} from './restful-answer.js';
 
 /** Where the mgr is and how to trust and authenticate to it. */
 export interface RestfulConnection {
@@ -89,27 +97,54 @@ export class RestfulClient {
    * Runs one mon command and returns what it printed. Transient failures are tried again up to
    * `attempts` times; every failure is a {@link CephApiError} with its fault code.
    */
-  async run(command: MonCommand, signal?: AbortSignal): Promise<CommandAnswer> {
-    const body = encodeMonCommand(command);
+  run(command: MonCommand, signal?: AbortSignal): Promise<CommandAnswer> {
+    return this.#request(command.prefix, encodeMonCommand(command), commandResult, signal);
+  }
+
+  /**
+   * Runs `commands` in one request, then `read` once every one of them has ended, and returns what
+   * `read` printed. The module serves one HTTP request at a time and a `?wait=1` request holds it until
+   * its commands end, so separate requests reach the mon one after the other, each waiting for its own
+   * map epoch (about a second each, the mon's `paxos_propose_interval`). Sent together, the mon takes
+   * them into one epoch; the read in the second phase sees that epoch. A failed command fails the call
+   * (the module still runs the read), like {@link run}.
+   */
+  runThenRead(
+    commands: readonly MonCommand[],
+    read: MonCommand,
+    signal?: AbortSignal,
+  ): Promise<CommandAnswer> {
+    if (commands.length === 0) return this.run(read, signal);
+    const phases = `[[${commands.map(encodeMonCommand).join(',')}],[${encodeMonCommand(read)}]]`;
+    const operation = commands[0]?.prefix ?? read.prefix;
+    return this.#request(operation, phases, (op, answer) => readResult(op, answer, read), signal);
+  }
+
+  async #request(
+    operation: string,
+    body: string,
+    interpret: (operation: string, answer: MgrAnswer) => { outb: string; outs: string },
+    signal?: AbortSignal,
+  ): Promise<CommandAnswer> {
     const { attempts, backoffMs } = this.#connection;
     let last: unknown;
     for (let attempt = 1; attempt <= attempts; attempt++) {
       for (let i = 0; i < this.#bases.length; i++) {
         const index = (this.#active + i) % this.#bases.length;
         try {
-          const answer = await this.#attempt(command.prefix, body, this.#bases[index] as URL, signal);
+          const answer = await this.#attempt(operation, body, this.#bases[index] as URL, signal);
           this.#active = index;
-          return { ...answer, attempts: attempt };
+          return { ...interpret(operation, answer), attempts: attempt };
         } catch (error) {
           if (!(error instanceof Transient)) throw error;
           last = error;
         }
       }
-      if (attempt < attempts) await this.#pause(backoffMs * 2 ** (attempt - 1), command.prefix, signal);
+      if (attempt < attempts) await this.#pause(backoffMs * 2 ** (attempt - 1), operation, signal);
     }
     const where = this.#bases.map((b) => b.origin).join(', ');
     throw new CephApiError(
-      { fault: 'MgrUnreachable', operation: command.prefix, retryable: true, attempts },
+      { fault: 'MgrUnreachable', operation, retryable: true, attempts },
       `no answer from the ceph-mgr restful API at ${where} after ${attempts} attempts: ${(last as Error).message}`,
       { cause: (last as Error).cause ?? last },
     );
@@ -128,16 +163,11 @@ export class RestfulClient {
     }
   }
 
-  async #attempt(
-    operation: string,
-    body: string,
-    base: URL,
-    signal?: AbortSignal,
-  ): Promise<Omit<CommandAnswer, 'attempts'>> {
+  async #attempt(operation: string, body: string, base: URL, signal?: AbortSignal): Promise<MgrAnswer> {
     const { status, text } = await this.#post(operation, body, base, signal);
     const answer = readHttpAnswer(operation, status, text, this.#connection.keyName);
     await this.#forget(base, answer.id);
-    return commandResult(operation, answer);
+    return answer;
   }
 
   /** The module keeps every request in memory until it is deleted: delete ours (best effort). */

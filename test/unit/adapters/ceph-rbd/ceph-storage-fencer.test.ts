@@ -29,6 +29,8 @@ const settings = parseCephRbdSettings({
  */
 class ScriptedMon extends RestfulClient {
   readonly sent: MonCommand[] = [];
+  /** The commands of each request, in order: a request may carry several (`runThenRead`). */
+  readonly requests: MonCommand[][] = [];
   entries = new Map<string, string>();
 
   constructor(
@@ -48,6 +50,17 @@ class ScriptedMon extends RestfulClient {
   }
 
   override async run(command: MonCommand) {
+    this.requests.push([command]);
+    return this.#apply(command);
+  }
+
+  override async runThenRead(commands: readonly MonCommand[], read: MonCommand) {
+    this.requests.push([...commands, read]);
+    for (const command of commands) await this.#apply(command);
+    return this.#apply(read);
+  }
+
+  async #apply(command: MonCommand) {
     this.sent.push(command);
     const f = command.fields ?? {};
     if (command.prefix === 'get_command_descriptions') return { outb: this.commands, outs: '', attempts: 1 };
@@ -87,6 +100,22 @@ describe('CephRbdStorageFencer over a scripted mon', () => {
       },
     ]);
     expect(mon.sent.at(-1)?.prefix).toBe('osd blocklist ls');
+  });
+
+  it('sends every entry of a node in one request with the listing that proves them (one map epoch)', async () => {
+    const mon = new ScriptedMon();
+    const fencer = fencerWith(mon);
+    const twoAddresses = { node: 'node-a', addresses: ['10.77.0.2', '10.200.0.7'] };
+    await fencer.verify(twoAddresses);
+    mon.requests.length = 0;
+
+    const outcome = await fencer.fence(twoAddresses, { dryRun: false });
+
+    expect(outcome.kind).toBe('fenced');
+    expect(mon.requests.map((r) => r.map((c) => `${c.prefix} ${c.fields?.addr ?? ''}`.trim()))).toEqual([
+      ['osd blocklist ls'],
+      ['osd blocklist 10.77.0.2/32', 'osd blocklist 10.200.0.7/32', 'osd blocklist ls'],
+    ]);
   });
 
   it('fails as not confirmed when the mon accepts a fence but does not list it', async () => {
@@ -138,6 +167,11 @@ describe('CephRbdStorageFencer over a scripted mon', () => {
     );
     expect(outcome).toEqual({ kind: 'lifted', removed: ['10.77.0.2/32'] });
     expect([...mon.entries.keys()]).toEqual(['10.77.0.2:0/2976520395']);
+    // The removal and the listing that proves it went in one request.
+    expect(mon.requests.at(-1)?.map((c) => `${c.prefix} ${c.fields?.blocklistop ?? ''}`.trim())).toEqual([
+      'osd blocklist rm',
+      'osd blocklist ls',
+    ]);
   });
 
   it('lengthens a lapsing range without a gap: cover the address, remove and re-add the range, uncover', async () => {
