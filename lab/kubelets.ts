@@ -6,6 +6,7 @@ import {
   StorageV1Api,
   setHeaderOptions,
   type V1PersistentVolume,
+  Watch,
   type V1PersistentVolumeClaim,
   type V1Pod,
   type V1VolumeAttachment,
@@ -53,12 +54,17 @@ const strategic = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergeP
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const microTime = (d = new Date()): string => d.toISOString().replace('Z', '000Z');
 const HEARTBEAT_EVERY_TICKS = 4;
+/** What a kubelet's pod workers and volume manager react to: its pods, and the volumes attached for them. */
+const WATCHED_PATHS = ['/api/v1/pods', '/apis/storage.k8s.io/v1/volumeattachments'];
+/** A burst of changes (a pod created, scheduled, its volume attached) is looked at once. */
+const KICK_AFTER_MS = 20;
 
 /**
  * Simulated kubelets for every lab node, in one loop: Lease renewals, node status heartbeats,
- * `volumesInUse`, and pods turning Running once their volumes are attached. A node can be
- * silenced (cut/crash) and brought back (restore); a silent node does nothing at all, like a
- * kubelet that lost the network.
+ * `volumesInUse`, and pods turning Running once their volumes are attached. The loop runs every
+ * second and, as a real kubelet's informers make it, as soon as a pod or a VolumeAttachment changes.
+ * A node can be silenced (cut/crash) and brought back (restore); a silent node does nothing at all,
+ * like a kubelet that lost the network.
  */
 export class KubeletFleet {
   private readonly core: CoreV1Api;
@@ -69,14 +75,19 @@ export class KubeletFleet {
   /** volumesInUse last reported per node, so status is posted on change between heartbeats. */
   private readonly reportedInUse = new Map<string, string>();
   private timer: NodeJS.Timeout | undefined;
+  private kickTimer: NodeJS.Timeout | undefined;
+  private readonly watches = new Map<string, AbortController>();
+  private watching = false;
   private ticks = 0;
   private ticking = false;
+  /** A change came while the loop was busy: look again when it ends. */
+  private kickedWhileBusy = false;
   private lastError: string | undefined;
   private readonly failedMounts: FailedMountRecorder;
 
   /** `stager`: a driver whose volumes the node must stage (ceph-csi RBD); its nodes report their InternalIP. */
   constructor(
-    kc: KubeConfig,
+    private readonly kc: KubeConfig,
     private readonly driverName: string,
     private readonly log: (line: string) => void = () => {},
     private readonly stager?: NodeStager,
@@ -144,13 +155,44 @@ export class KubeletFleet {
   }
 
   start(): void {
-    this.timer ??= setInterval(() => void this.tick(), 1000);
+    this.timer ??= setInterval(() => void this.tick(true), 1000);
+    if (this.watching) return;
+    this.watching = true;
+    for (const path of WATCHED_PATHS) void this.watchChanges(path);
   }
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
+    this.watching = false;
+    clearTimeout(this.kickTimer);
+    this.kickTimer = undefined;
+    for (const controller of this.watches.values()) controller.abort();
+    this.watches.clear();
     while (this.ticking) await new Promise((r) => setTimeout(r, 50));
+  }
+
+  /** Kicks the loop on every change under `path`; a watch that ends is started again while running. */
+  private async watchChanges(path: string): Promise<void> {
+    const again = () => {
+      if (this.watching) setTimeout(() => void this.watchChanges(path), 1000);
+    };
+    if (!this.watching) return;
+    try {
+      const controller = await new Watch(this.kc).watch(path, {}, () => this.kick(), again);
+      if (this.watching) this.watches.set(path, controller);
+      else controller.abort();
+    } catch {
+      again();
+    }
+  }
+
+  private kick(): void {
+    if (!this.watching || this.kickTimer) return;
+    this.kickTimer = setTimeout(() => {
+      this.kickTimer = undefined;
+      void this.tick(false);
+    }, KICK_AFTER_MS);
   }
 
   /** Stops heartbeats and all pod work on the node, as a network partition does. */
@@ -180,14 +222,18 @@ export class KubeletFleet {
     return node;
   }
 
-  private async tick(): Promise<void> {
-    if (this.ticking) return;
+  /** `timed`: the once-a-second tick (Leases, heartbeats); else a change kicked it (pods only). */
+  private async tick(timed: boolean): Promise<void> {
+    if (this.ticking) {
+      if (!timed) this.kickedWhileBusy = true;
+      return;
+    }
     this.ticking = true;
-    this.ticks++;
+    if (timed) this.ticks++;
     try {
       const alive = [...this.nodes.keys()].filter((n) => this.modes.get(n) === 'alive');
       if (alive.length === 0) return;
-      await Promise.all(alive.map((n) => this.renewLease(n)));
+      if (timed) await Promise.all(alive.map((n) => this.renewLease(n)));
       const [pods, vas, pvcs, pvs] = await Promise.all([
         this.core.listPodForAllNamespaces(),
         this.storage.listVolumeAttachment(),
@@ -202,7 +248,7 @@ export class KubeletFleet {
         this.driverName,
         this.stager?.driver,
       );
-      for (const name of alive) await this.syncNode(name, world);
+      for (const name of alive) await this.syncNode(name, world, timed);
       this.lastError = undefined;
     } catch (err) {
       const message = (err as Error).message ?? String(err);
@@ -210,6 +256,10 @@ export class KubeletFleet {
       this.lastError = message;
     } finally {
       this.ticking = false;
+      if (this.kickedWhileBusy) {
+        this.kickedWhileBusy = false;
+        this.kick();
+      }
     }
   }
 
@@ -224,7 +274,7 @@ export class KubeletFleet {
     );
   }
 
-  private async syncNode(name: string, world: World): Promise<void> {
+  private async syncNode(name: string, world: World, timed: boolean): Promise<void> {
     const inUse = new Set<string>();
     const wanted = new Set<string>();
     for (const pod of world.podsOn(name)) {
@@ -251,7 +301,7 @@ export class KubeletFleet {
       name,
       (this.stager?.staged(name) ?? []).filter((v) => !wanted.has(v.pv)),
     );
-    const heartbeat = this.ticks % HEARTBEAT_EVERY_TICKS === 0;
+    const heartbeat = timed && this.ticks % HEARTBEAT_EVERY_TICKS === 0;
     const volumesInUse = [...inUse].sort();
     const changed = this.reportedInUse.get(name) !== volumesInUse.join(',');
     if (heartbeat || changed) await this.postStatus(name, volumesInUse);

@@ -11,6 +11,11 @@ import type { Holder } from './holder.js';
 
 export { RBD_CSI_DRIVER };
 
+/** The client events that end a map: it holds the lock, or it could not. */
+const MAPPED_OR_FAILED: ReadonlySet<string> = new Set(['locked', 'lock-failed', 'open-failed']);
+/** How long NodeStage waits for the map before answering "not yet" (short: the kubelet tick waits with it). */
+const MAP_WAIT_MS = 3000;
+
 interface Mount {
   readonly volume: StagedVolume;
   readonly holder: Holder;
@@ -32,23 +37,28 @@ export class RbdNodeStager implements NodeStager {
   async stage(node: string, volume: StagedVolume): Promise<StageResult> {
     const key = `${node} ${volume.pv}`;
     const image = volume.attributes.imageName ?? volume.handle;
-    const mount = this.#mounts.get(key);
-    if (mount) {
-      const state = mount.holder.state;
-      if (state === 'locked') return { state: 'ready' };
-      if (state === 'starting') return { state: 'pending' };
-      // The map failed (lock refused, image unreadable) or the client died: report, then try again.
-      this.#mounts.delete(key);
-      const last = mount.holder.events().at(-1);
-      return {
-        state: 'failed',
-        message: `rbd: map failed for ${this.#ceph.pool}/${image}: ${last?.error ?? state}`,
-      };
+    let mount = this.#mounts.get(key);
+    if (!mount) {
+      const check = await this.#ceph.checkWatchers(node, image);
+      if (check.inUse !== false) return { state: 'failed', message: check.message };
+      mount = { volume, holder: this.#ceph.hold(node, image) };
+      this.#mounts.set(key, mount);
+      // ceph-csi's NodeStage answers once `rbd map` has: wait for the client's lock (a while at most; a
+      // client still starting is asked about again at the next call).
+      await mount.holder
+        .waitFor('lock result', (e) => MAPPED_OR_FAILED.has(e.event), MAP_WAIT_MS)
+        .catch(() => {});
     }
-    const check = await this.#ceph.checkWatchers(node, image);
-    if (check.inUse !== false) return { state: 'failed', message: check.message };
-    this.#mounts.set(key, { volume, holder: this.#ceph.hold(node, image) });
-    return { state: 'pending' };
+    const state = mount.holder.state;
+    if (state === 'locked') return { state: 'ready' };
+    if (state === 'starting') return { state: 'pending' };
+    // The map failed (lock refused, image unreadable) or the client died: report, then try again.
+    this.#mounts.delete(key);
+    const last = mount.holder.events().at(-1);
+    return {
+      state: 'failed',
+      message: `rbd: map failed for ${this.#ceph.pool}/${image}: ${last?.error ?? state}`,
+    };
   }
 
   async unstage(node: string, volume: StagedVolume): Promise<void> {
