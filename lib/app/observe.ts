@@ -287,14 +287,29 @@ async function observeWorkload(deps: FencerDeps, nodeName: string): Promise<Obse
  * aged against the moment the signals were asked for, the freshest they can be (safety.md rule 2).
  */
 export async function readNode(deps: FencerDeps, nodeName: string): Promise<ObservedNode | null> {
+  return (await readNodeAndVolumes(deps, nodeName)).node;
+}
+
+/** {@link readNode}, with the volumes its kubelet last reported in use. */
+async function readNodeAndVolumes(
+  deps: FencerDeps,
+  nodeName: string,
+): Promise<{ node: ObservedNode | null; volumesInUse: readonly string[] }> {
   const readAt = deps.clock.now().toISOString();
   const [node, lease, csiNode] = await Promise.all([
     deps.cluster.getNode(nodeName),
     deps.cluster.getNodeLease(nodeName),
     deps.cluster.getCSINode(nodeName),
   ]);
-  return node ? toObservedNode(node, lease, csiNode, readAt) : null;
+  return {
+    node: node ? toObservedNode(node, lease, csiNode, readAt) : null,
+    volumesInUse: node?.volumesInUse ?? [],
+  };
 }
+
+/** The CSI driver of a volume's unique name (`kubernetes.io/csi/<driver>^<handle>`); `null` for any other. */
+const csiDriverOf = (uniqueName: string): string | null =>
+  /^kubernetes\.io\/csi\/([^^]+)\^/.exec(uniqueName)?.[1] ?? null;
 
 /**
  * Observes the world afresh for one step: the node with its Lease and CSINode, the cluster's health
@@ -308,13 +323,19 @@ export async function observe(
   cluster: string,
   options: ObserveOptions,
 ): Promise<Observed> {
-  const [node, clusterRead, workload] = await Promise.all([
-    readNode(deps, nodeName),
+  const [{ node, volumesInUse }, clusterRead, attachedWorkload] = await Promise.all([
+    readNodeAndVolumes(deps, nodeName),
     observeCluster(deps, nodeName, options.claimTtlSeconds),
     observeWorkload(deps, nodeName),
   ]);
-  // The drivers whose isolation matters: the node's images, and those its fence record (or run) blocklisted.
-  const images = workload.volumeAttachments.filter((va) => va.image).map((va) => va.attacher);
+  const imagesInUse = volumesInUse.filter((v) => isImage(deps, csiDriverOf(v)));
+  const workload = imagesInUse.length > 0 ? { ...attachedWorkload, imagesInUse } : attachedWorkload;
+  // The drivers whose isolation matters: the node's images (attached, or last reported in use by its
+  // kubelet), and those its fence record (or run) blocklisted.
+  const images = [
+    ...workload.volumeAttachments.filter((va) => va.image).map((va) => va.attacher),
+    ...imagesInUse.map(csiDriverOf),
+  ];
   const recorded = node?.fenceRecord?.blocklist?.length || options.withStorage ? [null] : [];
   const signal = AbortSignal.timeout(options.providerBudgetMs);
   const [{ instance, fencer, ref }, storage] = node

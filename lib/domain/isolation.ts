@@ -23,14 +23,14 @@ export interface IsolationPlan {
 }
 
 /**
- * The plan for what this observation shows: a node that holds images and a storage fencer for them is
- * fenced at the storage layer; anything else (a disk, an image without a storage fencer, no volume at
- * all) needs its machine off.
+ * The plan for what this observation shows: a node that holds images (attached, or last reported in use
+ * by its kubelet) and a storage fencer for them is fenced at the storage layer; anything else (a disk,
+ * an image without a storage fencer, no volume at all) needs its machine off.
  */
 export function isolationPlan(observation: Observation): IsolationPlan {
   const attachments = observation.workload.volumeAttachments;
-  const images = attachments.filter((va) => va.image).length;
-  const disks = attachments.length - images;
+  const disks = attachments.filter((va) => !va.image).length;
+  const images = attachments.length - disks + (observation.workload.imagesInUse?.length ?? 0);
   const storage = images > 0 && observation.storage !== null;
   return { machine: disks > 0 || !storage, storage, watch: images > 0 && !storage };
 }

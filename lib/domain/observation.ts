@@ -155,6 +155,12 @@ export interface ObservedVolumeAttachment {
 export interface ObservedWorkload {
   readonly pods: readonly ObservedPod[];
   readonly volumeAttachments: readonly ObservedVolumeAttachment[];
+  /**
+   * Network images the node's kubelet last reported in use (status.volumesInUse), by unique name, with
+   * or without a VolumeAttachment left: a node tainted by hand loses its attachments at once, yet its
+   * silent clients may still hold the images. Absent: none.
+   */
+  readonly imagesInUse?: readonly string[];
 }
 
 /** The node's storage clients, as the storage system sees them (Ceph's OSD blocklist). */

@@ -30,6 +30,11 @@ export interface NodeView extends SweepNode {
   readonly addresses: readonly NodeAddressView[];
   /** status.nodeInfo.bootID: changes on every reboot. */
   readonly bootId?: string;
+  /**
+   * status.volumesInUse: the unique names (`kubernetes.io/csi/<driver>^<handle>`) of the volumes the
+   * kubelet last reported mounted. A silent kubelet's last report stays.
+   */
+  readonly volumesInUse?: readonly string[];
   readonly taints: readonly Taint[];
 }
 

@@ -30,7 +30,7 @@ import {
 } from '../../lab/scenarios/rbd-incident.js';
 import { attachmentsOf, deployStatefulApp, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
 import type { Diagnosis } from '../../lib/domain/diagnose/model.js';
-import { cephFencerFor, EBLOCKLISTED, waitBlocklistedWrite, waitWatchersGone } from '../support/ceph.js';
+import { EBLOCKLISTED, waitBlocklistedWrite, waitWatchersGone } from '../support/ceph.js';
 import { runFencer } from '../support/fencer-cli.js';
 
 /** Past Ceph's 30 s watch timeout: a dead client's watch would be gone by then; a zombie's is not. */
@@ -148,29 +148,43 @@ describe('the Ceph RBD incident: the out-of-service taint alone does not free th
     expect(d.nextAction.description).toContain('ceph osd blocklist range add <ip>/32');
   });
 
-  it('is freed by fencing node-a’s InternalIP at the storage layer: its writes fail, its watch goes, the pod runs on node-b', async () => {
+  it('is freed by `fencer fence`: though the hand-made taint took the attachments, node-a’s kubelet last reported the image in use, so its InternalIPs are blocklisted; its writes fail, its watch goes, the pod runs on node-b', async () => {
     const ceph = cephOf(lab);
-    const fencer = cephFencerFor(ceph);
-    try {
-      const outcome = await fencer.fence(
-        { node: 'node-a', addresses: await internalIps('node-a') }, // every InternalIP, as the fencer reads them
-        { dryRun: false },
-      );
-      const confirmedAt = Date.now() / 1000;
-      expect(outcome.kind).toBe('fenced');
+    expect((await attachmentsOf(lab, app.pvName)).has('node-a')).toBe(false);
 
-      expect((await waitBlocklistedWrite(zombie)).errno).toBe(EBLOCKLISTED);
-      await waitWatchersGone(ceph, app.volumeId);
-      const client = await waitForRbdRecovery(lab, app, 'node-b');
+    const { code, report, stderr } = await runFencer(lab, [
+      'fence',
+      'node-a',
+      '--lease-grace',
+      '10',
+      '--output',
+      'json',
+    ]);
 
-      expect(client.state).toBe('locked');
-      expect(writesLandedAfter(zombie, confirmedAt)).toEqual([]);
-      expect(await lastWriter()).toBe('node-b');
-      expect((await ceph.watchers(app.volumeId)).map((w) => w.addr.split(':')[0])).toEqual([
-        ceph.address('node-b'),
-      ]);
-    } finally {
-      fencer.close();
-    }
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const actions = report?.steps.map((s) => s.action).filter(Boolean);
+    expect(actions).toContain('storage-fence');
+    expect(actions).not.toContain('power-off');
+    expect(report?.storageProof?.confirmed).toBe(true);
+    expect(report?.storageProof?.found.map((e) => e.entry).sort()).toEqual(
+      (await internalIps('node-a')).map((ip) => `${ip}/32`).sort(),
+    );
+    const confirmedAt = Date.parse(report?.milestones.blocklistConfirmedAt ?? '') / 1000;
+    const state = await lab.ec2.client.send(
+      new DescribeInstancesCommand({ InstanceIds: [lab.node('node-a').instanceId] }),
+    );
+    expect(state.Reservations?.[0]?.Instances?.[0]?.State?.Name).toBe('running');
+
+    expect((await waitBlocklistedWrite(zombie)).errno).toBe(EBLOCKLISTED);
+    await waitWatchersGone(ceph, app.volumeId);
+    const client = await waitForRbdRecovery(lab, app, 'node-b');
+
+    expect(client.state).toBe('locked');
+    expect(writesLandedAfter(zombie, confirmedAt)).toEqual([]);
+    expect(await lastWriter()).toBe('node-b');
+    expect((await ceph.watchers(app.volumeId)).map((w) => w.addr.split(':')[0])).toEqual([
+      ceph.address('node-b'),
+    ]);
   });
 });

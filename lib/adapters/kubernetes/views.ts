@@ -41,6 +41,7 @@ export const toNodeView = (node: V1Node): NodeView => {
     ...(ready?.reason ? { readyReason: ready.reason } : {}),
     addresses: (node.status?.addresses ?? []).map((a) => ({ type: a.type, address: a.address })),
     ...(node.status?.nodeInfo?.bootID ? { bootId: node.status.nodeInfo.bootID } : {}),
+    ...(node.status?.volumesInUse?.length ? { volumesInUse: [...node.status.volumesInUse] } : {}),
     providerId: node.spec?.providerID || undefined,
     unschedulable: node.spec?.unschedulable === true,
     labels: { ...node.metadata?.labels },

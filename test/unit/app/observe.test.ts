@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseFenceRecord, toObservedNode } from '../../../lib/app/observe.js';
-import type { NodeView } from '../../../lib/ports/cluster.js';
+import type { FencerDeps } from '../../../lib/app/deps.js';
+import { observe, parseFenceRecord, toObservedNode } from '../../../lib/app/observe.js';
+import { isolationPlan } from '../../../lib/domain/isolation.js';
+import { InMemoryMetrics } from '../../../lib/observability/index.js';
+import type { Cluster, NodeView } from '../../../lib/ports/cluster.js';
+import type { StorageFencer, StorageFenceTarget } from '../../../lib/ports/storage-fencer.js';
 
 const OUR_TAINT = {
   key: 'node.kubernetes.io/out-of-service',
@@ -104,5 +108,75 @@ describe('observing a node', () => {
     );
     expect(node.controlPlane).toBe(true);
     expect(node.optedOut).toBe(true);
+  });
+});
+
+describe('observing a node whose attachments are gone', () => {
+  const RBD_IMAGE = 'kubernetes.io/csi/rbd.csi.ceph.com^0001-0024-fsid-0000000000000001-db';
+  const EBS_DISK = 'kubernetes.io/csi/ebs.csi.aws.com^vol-0123456789abcdef0';
+
+  /** A bare-metal node (tainted by hand: its VolumeAttachments were taken) and a storage fencer for RBD. */
+  function world(volumesInUse: readonly string[]) {
+    const verified: StorageFenceTarget[] = [];
+    const node = aNode({ providerId: undefined, volumesInUse });
+    const cluster: Partial<Cluster> = {
+      getNode: async () => node,
+      getNodeLease: async () => null,
+      getCSINode: async () => null,
+      listNodes: async () => [node],
+      serverVersion: async () => ({ major: 1, minor: 36, gitVersion: 'v1.36.3' }),
+      listFencingClaims: async () => ({ claims: [], maxInFlight: 1, serverTime: READ_AT }),
+      listPodsOnNode: async () => [],
+      listVolumeAttachments: async () => [],
+    };
+    const storage: Partial<StorageFencer> = {
+      storage: 'ceph-rbd',
+      fencesVolume: (v) => v.driver === 'rbd.csi.ceph.com',
+      verify: async (target) => {
+        verified.push(target);
+        return {
+          node: target.node,
+          observedAt: READ_AT,
+          expected: [],
+          found: [],
+          missing: [],
+          related: [],
+          confirmed: false,
+        };
+      },
+    };
+    const deps = {
+      cluster: cluster as Cluster,
+      compute: { forProviderId: () => null },
+      storage: [storage as StorageFencer],
+      clock: { now: () => new Date(READ_AT) },
+      log: { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} },
+      metrics: new InMemoryMetrics(),
+    } as unknown as FencerDeps;
+    return { deps, verified };
+  }
+  const options = { claimTtlSeconds: 300, withDisks: false, providerBudgetMs: 1000 };
+
+  it('counts the network images its kubelet last reported in use, and asks the storage cluster about them', async () => {
+    const { deps, verified } = world([EBS_DISK, RBD_IMAGE]);
+
+    const { observation } = await observe(deps, 'node-a', 'prod', options);
+
+    expect(observation.workload.volumeAttachments).toEqual([]);
+    expect(observation.workload.imagesInUse).toEqual([RBD_IMAGE]);
+    expect(observation.storage?.storage).toBe('ceph-rbd');
+    expect(verified).toEqual([{ node: 'node-a', addresses: ['10.0.1.23'] }]);
+    expect(isolationPlan(observation)).toEqual({ machine: false, storage: true, watch: false });
+  });
+
+  it('leaves the storage cluster alone when only disks were in use', async () => {
+    const { deps, verified } = world([EBS_DISK]);
+
+    const { observation } = await observe(deps, 'node-a', 'prod', options);
+
+    expect(observation.workload.imagesInUse).toBeUndefined();
+    expect(observation.storage).toBeNull();
+    expect(verified).toEqual([]);
+    expect(isolationPlan(observation).storage).toBe(false);
   });
 });

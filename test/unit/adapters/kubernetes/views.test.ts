@@ -117,6 +117,13 @@ describe('toNodeView', () => {
     // Assess
     expect(view.unschedulable).toBe(true);
   });
+
+  it('keeps the volumes the kubelet last reported in use, and omits an empty report', () => {
+    const rbd = 'kubernetes.io/csi/rbd.csi.ceph.com^0001-0024-fsid-0000000000000001-db';
+
+    expect(toNodeView(aNode({ status: { volumesInUse: [rbd] } })).volumesInUse).toEqual([rbd]);
+    expect(toNodeView(aNode({ status: { volumesInUse: [] } }))).not.toHaveProperty('volumesInUse');
+  });
 });
 
 describe('toLeaseView', () => {

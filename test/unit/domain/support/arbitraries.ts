@@ -54,6 +54,11 @@ export interface RunConfig {
   readonly bareMetal: boolean;
   /** Another Node reports the node's InternalIP (a stale or hand-made Node). */
   readonly addressShared: boolean;
+  /**
+   * The node's kubelet last reported its network images in use (status.volumesInUse), a report that stays
+   * while the node is silent, with or without their VolumeAttachments (a hand-made taint removes those).
+   */
+  readonly imagesReportedInUse: boolean;
 }
 
 export const ALL_POWER_STATES: readonly PowerState[] = [
@@ -118,6 +123,7 @@ export const runConfigArb: fc.Arbitrary<RunConfig> = fc.record({
   storageFencer: weighted([3, true], [1, false]),
   bareMetal: weighted([1, true], [4, false]),
   addressShared: weighted([1, true], [19, false]),
+  imagesReportedInUse: weighted([1, true], [3, false]),
 });
 
 /** What goes wrong (or right) on one step. */

@@ -125,8 +125,10 @@ export const fenceable = runConfigArb.filter(
  * at the storage layer (ceph-csi's detach is a no-op, so only the VolumeAttachment says a node holds an
  * image).
  */
-export const imagesAtStart = (c: RunConfig): boolean =>
-  observeWorld(evolve(initialState(c), CALM, c), CALM, c).workload.volumeAttachments.some((va) => va.image);
+export const imagesAtStart = (c: RunConfig): boolean => {
+  const { workload } = observeWorld(evolve(initialState(c), CALM, c), CALM, c);
+  return workload.volumeAttachments.some((va) => va.image) || (workload.imagesInUse?.length ?? 0) > 0;
+};
 
 /**
  * Configurations whose storage can be fenced as configured: no shared address, and a bare-metal node only
@@ -400,6 +402,30 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
         (config) => {
           const decisions = calmRun(decide, config);
           const kinds = decisions.flatMap((d) => (d.action ? [d.action.kind] : []));
+          expect(decisions.at(-1)?.phase).toBe('Fenced');
+          expect(kinds).toContain('storage-fence');
+          expect(kinds).not.toContain('power-off');
+        },
+      ),
+    },
+    {
+      name: 'fences at the storage layer a node tainted by hand whose kubelet last reported its RBD images in use',
+      numRuns: runs(100),
+      property: fc.property(
+        withImages.map(
+          (c): RunConfig => ({
+            ...c,
+            volumes: 'images',
+            storageFencer: true,
+            bareMetal: true,
+            initialTaint: 'theirs',
+            imagesReportedInUse: true,
+          }),
+        ),
+        (config) => {
+          const decisions = calmRun(decide, config);
+          const kinds = decisions.flatMap((d) => (d.action ? [d.action.kind] : []));
+          // The hand-made taint already took the attachments: only the kubelet's report names the images.
           expect(decisions.at(-1)?.phase).toBe('Fenced');
           expect(kinds).toContain('storage-fence');
           expect(kinds).not.toContain('power-off');

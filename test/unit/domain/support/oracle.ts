@@ -121,12 +121,16 @@ const WATCH_TIMEOUT_MS = 30_000;
 const blocklistOf = (observation: Observation) =>
   observation.storage?.blocklist.ok ? observation.storage.blocklist.value : null;
 
-/** Which proofs the contract asks of this node's volumes (safety.md rule 1, per volume). */
+/**
+ * Which proofs the contract asks of this node's volumes (safety.md rule 1, per volume). An image its
+ * kubelet last reported in use is held, attached or not: its client may still be connected.
+ */
 function proofsNeeded(observation: Observation): { machine: boolean; storage: boolean; watch: boolean } {
   const vas = observation.workload.volumeAttachments;
-  const images = vas.filter((va) => va.image).length;
+  const reported = observation.workload.imagesInUse?.length ?? 0;
+  const images = vas.filter((va) => va.image).length + reported;
   const storage = images > 0 && observation.storage !== null;
-  return { machine: vas.length > images || !storage, storage, watch: images > 0 && !storage };
+  return { machine: vas.length + reported > images || !storage, storage, watch: images > 0 && !storage };
 }
 
 /** Checks one fence run, step by step. */

@@ -70,6 +70,8 @@ export interface SimState {
 /** The node's one blocklist entry: its InternalIP as a range. */
 export const NODE_RANGE = `${NODE_IP}/32`;
 const RBD = 'rbd.csi.ceph.com';
+/** How a kubelet names the node's RBD image in status.volumesInUse. */
+const RBD_IN_USE = `kubernetes.io/csi/${RBD}^0001-0024-lab-0000000000000001-db`;
 
 /** The machine a re-created Node may name instead: running, launched recently. */
 export const OTHER_MACHINE = 'i-0aaaaaaaaaaaaaaa1';
@@ -226,12 +228,14 @@ function observeStorage(
   faults: StepFaults,
   config: RunConfig,
   attachments: readonly ObservedVolumeAttachment[],
+  imagesReported: boolean,
   answeredAt: number,
   history: RunHistory | null,
 ): ObservedStorage | null {
   const record = state.annotations[RECORD_ANNOTATION] ?? '';
   const needed =
     attachments.some((va) => va.image) ||
+    imagesReported ||
     record.includes('"blocklist"') ||
     history?.isolation?.storage === true;
   if (!config.storageFencer || !needed) return null;
@@ -363,6 +367,7 @@ export function observeWorld(
     ? null
     : toObservedNode(nodeView(state, faults, config), lease, csiNode, t(state.at));
   const attachments = withDrivers(state, config, csiNodeId);
+  const imagesInUse = config.imagesReportedInUse && config.volumes !== 'disks' && node !== null ? [RBD_IN_USE] : [];
   return {
     observedAt: t(answeredAt),
     node,
@@ -374,8 +379,15 @@ export function observeWorld(
       serverVersion: config.serverMinor === null ? null : { major: 1, minor: config.serverMinor },
     },
     instance: node === null ? null : observeInstance(state, faults, config, answeredAt),
-    workload: { pods: state.pods, volumeAttachments: attachments },
-    storage: node === null ? null : observeStorage(state, faults, config, attachments, answeredAt, history),
+    workload: {
+      pods: state.pods,
+      volumeAttachments: attachments,
+      ...(imagesInUse.length > 0 ? { imagesInUse } : {}),
+    },
+    storage:
+      node === null
+        ? null
+        : observeStorage(state, faults, config, attachments, imagesInUse.length > 0, answeredAt, history),
   };
 }
 
