@@ -6,10 +6,10 @@ import {
   StorageV1Api,
   setHeaderOptions,
   type V1PersistentVolume,
-  Watch,
   type V1PersistentVolumeClaim,
   type V1Pod,
   type V1VolumeAttachment,
+  Watch,
 } from '@kubernetes/client-node';
 import { FailedMountRecorder, type NodeStager, type StagedVolume } from './kubelet-staging.js';
 import { LAB_VERSIONS } from './versions.js';

@@ -367,7 +367,8 @@ export function observeWorld(
     ? null
     : toObservedNode(nodeView(state, faults, config), lease, csiNode, t(state.at));
   const attachments = withDrivers(state, config, csiNodeId);
-  const imagesInUse = config.imagesReportedInUse && config.volumes !== 'disks' && node !== null ? [RBD_IN_USE] : [];
+  const imagesInUse =
+    config.imagesReportedInUse && config.volumes !== 'disks' && node !== null ? [RBD_IN_USE] : [];
   return {
     observedAt: t(answeredAt),
     node,
