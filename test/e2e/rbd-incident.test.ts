@@ -167,6 +167,9 @@ describe('the Ceph RBD incident: the out-of-service taint alone does not free th
     expect(actions).toContain('storage-fence');
     expect(actions).not.toContain('power-off');
     expect(report?.storageProof?.confirmed).toBe(true);
+    // The taint is the operator's: no fence record holds the entries, and the report says how to lift them.
+    expect(report?.message).toContain('`fencer unfence` will not lift them');
+    expect(report?.message).toContain('ceph osd blocklist range rm');
     expect(report?.storageProof?.found.map((e) => e.entry).sort()).toEqual(
       (await internalIps('node-a')).map((ip) => `${ip}/32`).sort(),
     );

@@ -226,6 +226,18 @@ export const legacyDeleteVolumeAttachments: FenceRule = {
   },
 };
 
+/**
+ * A node released by someone else's taint carries no fence record of this run, so nothing records the
+ * blocklist entries it added and un-fence cannot lift them: say so, and how to lift them by hand.
+ */
+function unrecordedEntries(ctx: FenceContext): string {
+  if (!ctx.storageProof || ctx.taints?.ours) return '';
+  const entries = ownEntries(ctx);
+  if (entries.length === 0) return '';
+  const lift = entries.map((e) => `ceph osd blocklist ${e.includes(':') ? '' : 'range '}rm ${e}`);
+  return ` The taint is not the fencer's, so nothing records the blocklist entries it added (${entries.join(', ')}) and \`fencer unfence\` will not lift them: once the node has been power-cycled, lift them by hand (${lift.join('; ')}), or they lapse on their own.`;
+}
+
 export const drained: FenceRule = {
   id: 'drained',
   contract: 'workflow: fenced once no pod, VolumeAttachment or disk ties volumes to the node',
@@ -245,7 +257,7 @@ export const drained: FenceRule = {
       return act(
         Phase.Fenced,
         null,
-        `Node ${ctx.request.node} is fenced: ${isolatedShort(ctx)}, no pod holds a volume, no VolumeAttachment or disk left.${left}`,
+        `Node ${ctx.request.node} is fenced: ${isolatedShort(ctx)}, no pod holds a volume, no VolumeAttachment or disk left.${left}${unrecordedEntries(ctx)}`,
         remaining,
       );
     }

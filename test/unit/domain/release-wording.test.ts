@@ -96,6 +96,37 @@ describe('the release names the proofs it rests on', () => {
     expect(verdict).toHaveProperty('message', expect.stringContaining(text));
   });
 
+  it('a node released by someone else’s taint: says its blocklist entries are not recorded, and how to lift them', () => {
+    const theirs = {
+      key: 'node.kubernetes.io/out-of-service',
+      value: 'by-hand',
+      effect: 'NoExecute',
+      timeAdded: '2026-03-01T11:59:00Z',
+    };
+    const spec: Spec = {
+      at: 90,
+      storage: storage(90),
+      ...bareMetal,
+      node: { providerId: null, outOfServiceTaints: [theirs], fenceRecord: null },
+      pods: [],
+      volumeAttachments: [],
+    };
+    const verdict = checkFence(drained, spec, aRequest(), provenWith(PLANS.storage));
+    expect(verdict).toMatchObject({ phase: 'Fenced' });
+    expect(verdict).toHaveProperty('message', expect.stringContaining(`entries it added (${RANGE})`));
+    expect(verdict).toHaveProperty(
+      'message',
+      expect.stringContaining(`ceph osd blocklist range rm ${RANGE}`),
+    );
+
+    const ours = checkFence(drained, { ...spec, node: taintedNode({ providerId: null }) }, aRequest(), {
+      ...provenWith(PLANS.storage),
+      taintedAt: t(50),
+    });
+    expect(ours).toHaveProperty('message', expect.not.stringContaining('not recorded'));
+    expect(ours).toHaveProperty('message', expect.not.stringContaining('by hand'));
+  });
+
   it('a tolerating pod on a node fenced at the storage layer: no word of an instance', () => {
     const spec: Spec = {
       at: 90,
