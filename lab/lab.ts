@@ -124,6 +124,8 @@ export interface Lab {
   readonly kubeConfig: KubeConfig;
   /** The admin kubeconfig as an endpoint for the fencer's Kubernetes adapter. */
   readonly endpoint: ApiEndpoint;
+  /** The control plane's etcd client URL, for seeding objects under the API server (lab/etcd-seed.ts). */
+  readonly etcdUrl: string;
   /** Kubeconfig of user `kube-fencer`: only what deploy/rbac.yaml grants, and every request audited. */
   readonly fencerKubeconfigPath: string;
   /**
@@ -333,6 +335,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       kubeconfigPath: controlPlane.kubeconfigPath,
       kubeConfig,
       endpoint: kubeConfigEndpoint(kubeConfig),
+      etcdUrl: controlPlane.etcdUrl,
       fencerKubeconfigPath: controlPlane.fencerKubeconfigPath,
       fencerEnv: {
         ...cloud.fencerEnv,
