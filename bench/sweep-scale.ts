@@ -10,12 +10,14 @@
  * - the health check with every node Ready, and with 1 % of the nodes NotReady for an hour (default
  *   limits: refused on the blast radius; and with the limit raised so that it reads what it would fence);
  * - `kubectl get volumeattachments -o json` and `kubectl get nodes` (the lab's kubectl, as user kube-fencer).
- * Prints wall time, peak RSS, API requests (from the API server's audit log) and bytes read.
+ * Prints wall time, peak RSS, API requests (from the API server's audit log), bytes read and the
+ * one-minute load average as each command started (the machine is shared).
  *
  * Seeding (bench/sweep-scale/seed.ts), `--seed etcd` by default: the bulk nodes, PVs, claims, pods and
  * VolumeAttachments are written straight into the lab's etcd in kube-apiserver's own protobuf storage
  * encoding (lab/go/k8s/cmd/etcd-seed, built on demand and cached), already settled (Ready, attached,
- * bound, Running), then counted back through the API server with kubectl before anything is measured.
+ * bound, Running), then counted back through the API server (metadata-only lists) before anything
+ * is measured.
  * They skip admission and validation; a lab test reads the same objects back through the API beside
  * their twins created through it (test/integration/lab/etcd-seed.test.ts). `--seed api` creates them
  * through the API instead (48 in flight; 30 to 50 writes a second on 2 shared cores: hours for the
@@ -66,6 +68,8 @@ interface Measured {
   readonly wallSeconds: number;
   readonly maxRssMb: number;
   readonly requests: number;
+  /** The one-minute load average when the command started (the machine is shared). */
+  readonly load: number;
   readonly stdout: string;
 }
 
@@ -94,6 +98,7 @@ async function measure(
   env: Record<string, string> = {},
 ): Promise<Measured> {
   const before = lab.fencerRequests().length;
+  const load = loadavg()[0] ?? Number.NaN;
   const child = spawn('/usr/bin/time', ['-f', '%e %M', command, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...lab.fencerEnv, KUBECONFIG: lab.fencerKubeconfigPath, ...env },
@@ -110,6 +115,7 @@ async function measure(
     wallSeconds: wall ?? Number.NaN,
     maxRssMb: (rss ?? Number.NaN) / 1024,
     requests: lab.fencerRequests().length - before,
+    load,
     stdout: Buffer.concat(out).toString('utf8'),
   };
 }
@@ -122,6 +128,7 @@ async function repeat(make: () => Promise<Measured>): Promise<Measured> {
     wallSeconds: median(all.map((m) => m.wallSeconds)),
     maxRssMb: median(all.map((m) => m.maxRssMb)),
     requests: median(all.map((m) => m.requests)),
+    load: median(all.map((m) => m.load)),
     stdout: all.at(-1)?.stdout ?? '',
   };
 }
@@ -130,7 +137,7 @@ const cell = (value: number, digits: number, width: number) =>
   (Number.isFinite(value) ? value.toFixed(digits) : '-').padStart(width);
 const mb = (bytes: number) => bytes / 1e6;
 function row(name: string, m: Measured, bytes: number, extra = ''): string {
-  return `  ${name.padEnd(52)} ${cell(m.wallSeconds, 2, 8)} ${cell(m.maxRssMb, 0, 9)} ${cell(m.requests, 0, 9)} ${cell(mb(bytes), 2, 9)}  ${extra}`;
+  return `  ${name.padEnd(52)} ${cell(m.wallSeconds, 2, 8)} ${cell(m.maxRssMb, 0, 9)} ${cell(m.requests, 0, 9)} ${cell(mb(bytes), 2, 9)} ${cell(m.load, 1, 5)}  ${extra}`;
 }
 
 // Nodes without kubelets must stay Ready for the whole run: a long node-monitor grace period.
@@ -205,13 +212,13 @@ try {
     console.log(
       `\n${shape.nodes} nodes, ${shape.attachments} attached VolumeAttachments (${zombies} zombies of deleted nodes) and their PVs` +
         `${shapes[0]?.workload ? ` (claims and Running pods for the first ${shapes[0].attachments})` : ''}; ` +
-        `this stage seeded through ${via === 'etcd' ? 'etcd' : 'the API'} in ${seedSeconds.toFixed(0)} s; median of ${runs}; load average ${loadavg()
+        `this stage seeded through ${via === 'etcd' ? 'etcd' : 'the API'} in ${seedSeconds.toFixed(0)} s; median of ${runs}; load average now ${loadavg()
           .map((l) => l.toFixed(2))
           .join(' ')}`,
     );
     for (const step of seedSteps) console.log(`  seed: ${step}`);
     console.log(
-      `  ${''.padEnd(52)} ${'wall (s)'.padStart(8)} ${'RSS (MB)'.padStart(9)} ${'requests'.padStart(9)} ${'read (MB)'.padStart(9)}`,
+      `  ${''.padEnd(52)} ${'wall (s)'.padStart(8)} ${'RSS (MB)'.padStart(9)} ${'requests'.padStart(9)} ${'read (MB)'.padStart(9)} ${'load'.padStart(5)}`,
     );
     console.log(
       row(

@@ -1,16 +1,13 @@
 /**
  * The etcd path of the benchmark's seeding: the bulk objects written straight into the lab's etcd in
  * kube-apiserver's own storage encoding (lab/etcd-seed.ts), in their settled form, then counted back
- * through the API server with the lab's kubectl, so that no figure is printed over objects the API
- * server does not decode and serve. Thousands of objects a second instead of the API path's tens.
+ * through the API server, so that no figure is printed over objects the API server does not decode
+ * and serve. Thousands of objects a second instead of the API path's tens.
  */
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
-import { binDir } from '../../lab/build/go-binaries.js';
 import { type EtcdSeedSummary, type SeedObject, seedEtcd } from '../../lab/etcd-seed.js';
 import type { Lab } from '../../lab/lab.js';
+import { ApiClient } from '../../lib/adapters/kubernetes/api/api-client.js';
 import { BULK_LABEL, NAMESPACE } from './objects.js';
 
 /** How many bulk objects of each kind the API server must serve once a stage is seeded. */
@@ -21,8 +18,6 @@ export interface BulkCounts {
   readonly persistentvolumeclaims: number;
   readonly pods: number;
 }
-
-const NAMESPACED = new Set<keyof BulkCounts>(['persistentvolumeclaims', 'pods']);
 
 /** Seeds one batch of objects (one kind, typically), reporting objects per second. */
 export async function seedStage(
@@ -39,29 +34,40 @@ export async function seedStage(
   return summary;
 }
 
-/** The bulk objects of one resource the API server serves, counted by the lab's kubectl page by page. */
+const PATHS: Record<keyof BulkCounts, string> = {
+  nodes: '/api/v1/nodes',
+  persistentvolumes: '/api/v1/persistentvolumes',
+  volumeattachments: '/apis/storage.k8s.io/v1/volumeattachments',
+  persistentvolumeclaims: `/api/v1/namespaces/${NAMESPACE}/persistentvolumeclaims`,
+  pods: `/api/v1/namespaces/${NAMESPACE}/pods`,
+};
+/** Metadata only: the API server still decodes every object it serves, but sends a fraction of it. */
+const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
+
+/**
+ * The bulk objects of one resource the API server serves, counted page by page (a consistent list,
+ * which the API server answers from its watch cache once that has caught up with etcd: an object it
+ * could not decode from etcd would be missing).
+ */
 async function served(lab: Lab, resource: keyof BulkCounts): Promise<number> {
-  const args = [
-    '--kubeconfig',
-    lab.kubeconfigPath,
-    'get',
-    resource,
-    '-l',
-    `${BULK_LABEL}=bulk`,
-    '--chunk-size=1000',
-    '-o',
-    'name',
-    ...(NAMESPACED.has(resource) ? ['-n', NAMESPACE] : []),
-  ];
-  const { stdout } = await promisify(execFile)(join(binDir(), 'kubectl'), args, {
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  return stdout.split('\n').filter((l) => l !== '').length;
+  const api = new ApiClient(lab.endpoint);
+  let count = 0;
+  let next: string | undefined;
+  do {
+    const page = await api.call<{ items: unknown[]; metadata: { continue?: string } }>({
+      method: 'GET',
+      path: PATHS[resource],
+      query: { labelSelector: `${BULK_LABEL}=bulk`, limit: '5000', continue: next },
+      accept: METADATA_LIST,
+    });
+    count += page.items.length;
+    next = page.metadata.continue || undefined;
+  } while (next);
+  return count;
 }
 
 /**
- * Waits until the API server serves every seeded object (kubectl's lists are consistent reads, so
- * the watch cache has caught up with etcd when they answer); throws with the counts after `timeoutMs`.
+ * Waits until the API server serves every seeded object; throws with the counts after `timeoutMs`.
  */
 export async function awaitServed(
   lab: Lab,
@@ -86,7 +92,7 @@ export async function awaitServed(
     await sleep(5_000);
   }
   say(
-    `served by the API server (kubectl, chunks of 1000): ${Object.entries(counts)
+    `served by the API server (metadata lists, pages of 5,000): ${Object.entries(counts)
       .map(([r, n]) => `${n} ${r}`)
       .join(', ')} in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
   );

@@ -4,11 +4,11 @@
  * the emulator's RunInstances, and the zombies' disks from CreateVolume. The bulk Kubernetes objects
  * are written one of two ways:
  * - `etcd` (the default): straight into the lab's etcd in kube-apiserver's own storage encoding, in
- *   their settled form (bench/sweep-scale/seed-etcd.ts), then counted back through the API server.
- *   Thousands of objects a second; they skip authentication, admission and validation (the API server
- *   applies its defaults when it reads them), so they are exactly as valid as objects/seed code makes
- *   them, which a lab test checks against the same objects created through the API
- *   (test/integration/lab/etcd-seed.test.ts).
+ *   their settled form (bench/sweep-scale/seed-etcd.ts), then counted back through the API server
+ *   (metadata-only lists). Thousands of objects a second; they skip authentication, admission and
+ *   validation (the API server applies its defaults when it reads them), so they are exactly as valid
+ *   as bench/sweep-scale/objects.ts makes them, which a lab test checks against the same objects
+ *   created through the API (test/integration/lab/etcd-seed.test.ts).
  * - `api`: parallel creates through the API with the admin credentials, status written as a kubelet or
  *   attacher would; every object goes through admission and validation, as a real cluster's did, but
  *   the lab's API server on 2 shared cores takes 30 to 50 writes a second: hours for the envelope.
