@@ -118,31 +118,93 @@ export function bulkVolumeAttachment(name: string, node: string, pv: string, ins
 }
 
 /**
+ * The fields of `value` in server-side apply's fieldsV1 form (`f:<field>` per map key, `k:{"type":…}`
+ * per condition): what the API server records in managedFields for the writer of those fields.
+ */
+function fieldsV1(value: unknown): Record<string, unknown> {
+  if (Array.isArray(value)) {
+    if (!value.every((v) => typeof v === 'object' && v !== null && 'type' in v)) return {};
+    return Object.fromEntries(
+      value.map((v: { type: unknown }) => [
+        `k:${JSON.stringify({ type: v.type })}`,
+        { '.': {}, ...fieldsV1(v) },
+      ]),
+    );
+  }
+  if (typeof value !== 'object' || value === null) return {};
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [`f:${k}`, fieldsV1(v)]));
+}
+
+/**
+ * The object with the managedFields the API server would hold for it, created by `creator` and its
+ * status written by `statusWriter`: objects seeded into etcd carry them as real ones do, so that a
+ * list reads as many bytes per object as from a real cluster (managedFields are about half of a
+ * small object's JSON).
+ */
+function managed(object: SeedObject, creator: string, statusWriter: string, time: Date): SeedObject {
+  const { status, metadata, apiVersion, kind: _kind, ...rest } = object;
+  const { name: _name, namespace: _namespace, uid: _uid, ...ownMetadata } = metadata;
+  const entry = (manager: string, fields: unknown, subresource?: string) => ({
+    manager,
+    operation: 'Update',
+    apiVersion,
+    time: time.toISOString(),
+    fieldsType: 'FieldsV1',
+    fieldsV1: fieldsV1(fields),
+    ...(subresource ? { subresource } : {}),
+  });
+  return {
+    ...object,
+    metadata: {
+      ...metadata,
+      managedFields: [
+        entry(creator, { metadata: ownMetadata, ...rest }),
+        ...(status ? [entry(statusWriter, { status }, 'status')] : []),
+      ],
+    },
+  };
+}
+
+/**
  * The settled forms, for seeding straight into etcd: each object as the API would hold it once its
  * kubelet, attacher and PV controller had written their part (a Ready node, an attached attachment, a
- * Running pod, a claim and PV bound to each other by uid, as the PV controller binds them).
+ * Running pod, a claim and PV bound to each other by uid, as the PV controller binds them), with the
+ * managedFields of those writers.
  */
 export const settled = {
-  node: (node: SeedObject, now: Date): SeedObject => ({
-    ...node,
-    status: { conditions: [readyCondition('True', now, now)] },
-  }),
-  volumeAttachment: (va: SeedObject): SeedObject => ({ ...va, status: { attached: true } }),
-  pod: (pod: SeedObject): SeedObject => ({ ...pod, status: { phase: 'Running' } }),
+  node: (node: SeedObject, now: Date): SeedObject =>
+    managed(
+      { ...node, status: { conditions: [readyCondition('True', now, now)] } },
+      'kubelet',
+      'kubelet',
+      now,
+    ),
+  volumeAttachment: (va: SeedObject, now = new Date()): SeedObject =>
+    managed({ ...va, status: { attached: true } }, 'kube-controller-manager', 'csi-attacher', now),
+  pod: (pod: SeedObject, now = new Date()): SeedObject =>
+    managed({ ...pod, status: { phase: 'Running' } }, 'kube-controller-manager', 'kubelet', now),
   /** A claim and its PV bound both ways; `pv` must have been built with `claimRef` naming the claim and `uid`. */
-  boundClaim: (claim: SeedObject, uid: string): SeedObject => ({
-    ...claim,
-    metadata: {
-      ...claim.metadata,
-      uid,
-      annotations: {
-        'pv.kubernetes.io/bind-completed': 'yes',
-        'pv.kubernetes.io/bound-by-controller': 'yes',
+  boundClaim: (claim: SeedObject, uid: string, now = new Date()): SeedObject =>
+    managed(
+      {
+        ...claim,
+        metadata: {
+          ...claim.metadata,
+          uid,
+          annotations: {
+            'pv.kubernetes.io/bind-completed': 'yes',
+            'pv.kubernetes.io/bound-by-controller': 'yes',
+          },
+        },
+        status: { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } },
       },
-    },
-    status: { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } },
-  }),
-  boundVolume: (pv: SeedObject): SeedObject => ({ ...pv, status: { phase: 'Bound' } }),
-  availableVolume: (pv: SeedObject): SeedObject => ({ ...pv, status: { phase: 'Available' } }),
+      'kube-controller-manager',
+      'kube-controller-manager',
+      now,
+    ),
+  boundVolume: (pv: SeedObject, now = new Date()): SeedObject =>
+    managed({ ...pv, status: { phase: 'Bound' } }, 'csi-provisioner', 'kube-controller-manager', now),
+  availableVolume: (pv: SeedObject, now = new Date()): SeedObject =>
+    managed({ ...pv, status: { phase: 'Available' } }, 'csi-provisioner', 'kube-controller-manager', now),
   newUid: (): string => randomUUID(),
 };

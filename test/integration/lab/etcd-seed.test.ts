@@ -30,6 +30,7 @@ interface Raw {
     readonly creationTimestamp: string;
     readonly labels?: Record<string, string>;
     readonly annotations?: Record<string, string>;
+    readonly managedFields?: readonly { readonly manager: string; readonly subresource?: string }[];
   };
   readonly spec: Record<string, unknown>;
   readonly status?: Record<string, unknown>;
@@ -103,6 +104,11 @@ describe('objects seeded straight into etcd', () => {
     expect(seededVa.spec).toEqual(createdVa.spec);
     expect(seededVa.status).toEqual(createdVa.status);
     expect(seededVa.metadata.annotations).toEqual(createdVa.metadata.annotations);
+    // Written as the attach-detach controller and the attacher would have: each writer's fields recorded.
+    expect(seededVa.metadata.managedFields?.map((m) => [m.manager, m.subresource])).toEqual([
+      ['kube-controller-manager', undefined],
+      ['csi-attacher', 'status'],
+    ]);
 
     const [seededNode, createdNode] = await Promise.all([
       get('/api/v1/nodes/seeded-node'),
