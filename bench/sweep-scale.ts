@@ -10,8 +10,9 @@
  * - the health check with every node Ready, and with 1 % of the nodes NotReady for an hour (default
  *   limits: refused on the blast radius; and with the limit raised so that it reads what it would fence);
  * - `kubectl get volumeattachments -o json` and `kubectl get nodes` (the lab's kubectl, as user kube-fencer).
- * Prints wall time, peak RSS, API requests (from the API server's audit log), bytes read and the
- * one-minute load average as each command started (the machine is shared).
+ * Prints wall time, the process's CPU time, peak RSS, API requests and the API server's time answering
+ * them (summed; from its audit log), bytes read and the one-minute load average as each command
+ * started (the machine is shared).
  *
  * Seeding (bench/sweep-scale/seed.ts), `--seed etcd` by default: the bulk nodes, PVs, claims, pods and
  * VolumeAttachments are written straight into the lab's etcd in kube-apiserver's own protobuf storage
@@ -67,7 +68,11 @@ const shapes = values.shapes.split(',').map((s, i) => {
 interface Measured {
   readonly wallSeconds: number;
   readonly maxRssMb: number;
+  /** CPU seconds of the process (user + system): what it spent itself, the rest of its wall time it waited. */
+  readonly cpuSeconds: number;
   readonly requests: number;
+  /** Seconds the API server spent answering them, summed (from its audit log; concurrent lists overlap). */
+  readonly apiSeconds: number;
   /** The one-minute load average when the command started (the machine is shared). */
   readonly load: number;
   readonly stdout: string;
@@ -99,7 +104,7 @@ async function measure(
 ): Promise<Measured> {
   const before = lab.fencerRequests().length;
   const load = loadavg()[0] ?? Number.NaN;
-  const child = spawn('/usr/bin/time', ['-f', '%e %M', command, ...args], {
+  const child = spawn('/usr/bin/time', ['-f', '%e %M %U %S', command, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...lab.fencerEnv, KUBECONFIG: lab.fencerKubeconfigPath, ...env },
   });
@@ -110,11 +115,23 @@ async function measure(
   const [status] = (await once(child, 'close')) as [number | null];
   const stderr = Buffer.concat(err).toString('utf8');
   if (status !== 0) throw new Error(`${command} failed (${status}): ${stderr.slice(-2000)}`);
-  const [wall, rss] = (stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
+  const [wall, rss, user, system] = (stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
   return {
     wallSeconds: wall ?? Number.NaN,
     maxRssMb: (rss ?? Number.NaN) / 1024,
+    cpuSeconds: (user ?? Number.NaN) + (system ?? Number.NaN),
     requests: lab.fencerRequests().length - before,
+    apiSeconds: lab
+      .fencerRequests()
+      .slice(before)
+      .reduce(
+        (sum, e) =>
+          sum +
+          (Date.parse(e.stageTimestamp ?? e.requestReceivedTimestamp) -
+            Date.parse(e.requestReceivedTimestamp)) /
+            1000,
+        0,
+      ),
     load,
     stdout: Buffer.concat(out).toString('utf8'),
   };
@@ -127,7 +144,9 @@ async function repeat(make: () => Promise<Measured>): Promise<Measured> {
   return {
     wallSeconds: median(all.map((m) => m.wallSeconds)),
     maxRssMb: median(all.map((m) => m.maxRssMb)),
+    cpuSeconds: median(all.map((m) => m.cpuSeconds)),
     requests: median(all.map((m) => m.requests)),
+    apiSeconds: median(all.map((m) => m.apiSeconds)),
     load: median(all.map((m) => m.load)),
     stdout: all.at(-1)?.stdout ?? '',
   };
@@ -137,7 +156,7 @@ const cell = (value: number, digits: number, width: number) =>
   (Number.isFinite(value) ? value.toFixed(digits) : '-').padStart(width);
 const mb = (bytes: number) => bytes / 1e6;
 function row(name: string, m: Measured, bytes: number, extra = ''): string {
-  return `  ${name.padEnd(52)} ${cell(m.wallSeconds, 2, 8)} ${cell(m.maxRssMb, 0, 9)} ${cell(m.requests, 0, 9)} ${cell(mb(bytes), 2, 9)} ${cell(m.load, 1, 5)}  ${extra}`;
+  return `  ${name.padEnd(52)} ${cell(m.wallSeconds, 2, 8)} ${cell(m.cpuSeconds, 2, 7)} ${cell(m.maxRssMb, 0, 9)} ${cell(m.requests, 0, 9)} ${cell(m.apiSeconds, 1, 7)} ${cell(mb(bytes), 2, 9)} ${cell(m.load, 1, 5)}  ${extra}`;
 }
 
 // Nodes without kubelets must stay Ready for the whole run: a long node-monitor grace period.
@@ -218,7 +237,7 @@ try {
     );
     for (const step of seedSteps) console.log(`  seed: ${step}`);
     console.log(
-      `  ${''.padEnd(52)} ${'wall (s)'.padStart(8)} ${'RSS (MB)'.padStart(9)} ${'requests'.padStart(9)} ${'read (MB)'.padStart(9)} ${'load'.padStart(5)}`,
+      `  ${''.padEnd(52)} ${'wall (s)'.padStart(8)} ${'CPU (s)'.padStart(7)} ${'RSS (MB)'.padStart(9)} ${'requests'.padStart(9)} ${'API (s)'.padStart(7)} ${'read (MB)'.padStart(9)} ${'load'.padStart(5)}`,
     );
     console.log(
       row(

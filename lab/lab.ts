@@ -112,6 +112,8 @@ export interface AuditEvent {
   };
   readonly responseStatus?: { readonly code?: number };
   readonly requestReceivedTimestamp: string;
+  /** When the stage (ResponseComplete: the answer written) was reached. */
+  readonly stageTimestamp?: string;
 }
 
 /** A running lab: a real control plane, a CSI attacher, an EC2 emulator and simulated kubelets. */
