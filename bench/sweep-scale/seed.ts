@@ -191,23 +191,24 @@ async function writeIntoEtcd(lab: Lab, plan: StagePlan, say: (line: string) => v
   );
   const claimed = new Set(plan.workload);
   const uids = new Map(plan.workload.map((i) => [i, settled.newUid()]));
+  // A bound PV and its claim side by side, the PV first, so in the same transaction (a stage's PVs are
+  // all claimed or none, and the seeder's batches are even): the PV controller does not see one
+  // without the other. Seeded kind by kind, 117 of 20,000 PVs whose claims came seconds later were
+  // found without their claim and left unbound.
   await seedStage(
     lab,
-    `${plan.attachments.length} PVs (${plan.workload.length} bound)`,
-    plan.attachments.map((i) =>
+    `${plan.attachments.length} PVs (${plan.workload.length} bound, each with its claim)`,
+    plan.attachments.flatMap((i) =>
       claimed.has(i)
-        ? settled.boundVolume(plan.volume(i, uids.get(i)))
-        : settled.availableVolume(plan.volume(i)),
+        ? [
+            settled.boundVolume(plan.volume(i, uids.get(i))),
+            settled.boundClaim(plan.claim(i), uids.get(i) ?? ''),
+          ]
+        : [settled.availableVolume(plan.volume(i))],
     ),
     say,
   );
   if (plan.workload.length > 0) {
-    await seedStage(
-      lab,
-      `${plan.workload.length} bound claims`,
-      plan.workload.map((i) => settled.boundClaim(plan.claim(i), uids.get(i) ?? '')),
-      say,
-    );
     const running = plan.workload.filter((i) => !plan.zombie(i));
     await seedStage(
       lab,
