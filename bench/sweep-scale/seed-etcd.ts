@@ -54,13 +54,14 @@ async function served(lab: Lab, resource: keyof BulkCounts): Promise<number> {
   let count = 0;
   let next: string | undefined;
   do {
-    const page = await api.call<{ items: unknown[]; metadata: { continue?: string } }>({
+    // An empty page of a filtered list comes back with `items: null`.
+    const page = await api.call<{ items: unknown[] | null; metadata: { continue?: string } }>({
       method: 'GET',
       path: PATHS[resource],
       query: { labelSelector: `${BULK_LABEL}=bulk`, limit: '5000', continue: next },
       accept: METADATA_LIST,
     });
-    count += page.items.length;
+    count += page.items?.length ?? 0;
     next = page.metadata.continue || undefined;
   } while (next);
   return count;
