@@ -78,16 +78,24 @@ export async function awaitServed(
 ): Promise<void> {
   const t0 = performance.now();
   let counts: Record<string, number> = {};
+  let lastError = '';
   for (;;) {
     counts = {};
-    for (const resource of Object.keys(expected) as (keyof BulkCounts)[]) {
-      counts[resource] = await served(lab, resource);
+    try {
+      for (const resource of Object.keys(expected) as (keyof BulkCounts)[]) {
+        counts[resource] = await served(lab, resource);
+      }
+      lastError = '';
+    } catch (error) {
+      // A consistent list waits a few seconds for the watch cache to catch up with etcd, then answers
+      // 504 (ResourceVersionTooLarge): after a burst of 100,000 writes it may take longer than that.
+      lastError = error instanceof Error ? error.message : String(error);
     }
     const missing = (Object.keys(expected) as (keyof BulkCounts)[]).filter((r) => counts[r] !== expected[r]);
     if (missing.length === 0) break;
     if (performance.now() - t0 > timeoutMs) {
       throw new Error(
-        `seeded objects not served by the API server: ${missing.map((r) => `${r} ${counts[r]} of ${expected[r]}`).join(', ')}`,
+        `seeded objects not served by the API server: ${missing.map((r) => `${r} ${counts[r] ?? '?'} of ${expected[r]}`).join(', ')}${lastError ? ` (${lastError})` : ''}`,
       );
     }
     await sleep(5_000);
