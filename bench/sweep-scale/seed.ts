@@ -197,7 +197,9 @@ async function writeIntoEtcd(lab: Lab, plan: StagePlan, say: (line: string) => v
   // found without their claim and left unbound.
   await seedStage(
     lab,
-    `${plan.attachments.length} PVs (${plan.workload.length} bound, each with its claim)`,
+    plan.workload.length > 0
+      ? `${plan.attachments.length} PVs (${plan.workload.length} bound, each with its claim)`
+      : `${plan.attachments.length} PVs`,
     plan.attachments.flatMap((i) =>
       claimed.has(i)
         ? [
