@@ -3,7 +3,8 @@
  * of which 200 are nodes of a 2,000-node cluster. Runs the router's real code path (parseEvent →
  * routeTrigger, the Powertools logger and EMF metrics writing to stdout and stderr, which this script
  * counts and swallows) against an in-memory cluster and workflow, and prints the runs started, the largest run
- * input, the log lines and bytes written, and the time per event. Usage: npm run bench:router [-- --runs 7]
+ * input, the log lines and bytes written, and the time per event. Then the cost of an EC2 state change
+ * against the cluster's size (bench/router-by-size.ts). Usage: npm run bench:router [-- --runs 7 --sizes 500,2000,5000]
  */
 import { parseArgs } from 'node:util';
 import { routeTrigger, type TriggerDeps, type TriggerSettings } from '../lib/app/triggers.js';
@@ -12,9 +13,14 @@ import { createCloudWatchMetrics, createLogger } from '../lib/observability/inde
 import { captureOutput } from '../test/support/output.js';
 import { bigHealthEvent, ISSUE_SHAPE } from '../test/unit/functions/support/big-event.js';
 import { FakeWorkflow, fakeDeps, REQUEST_DEFAULTS } from '../test/unit/functions/support/fakes.js';
+import { routerBySize } from './router-by-size.js';
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '7' }, cap: { type: 'string', default: '10' } },
+  options: {
+    runs: { type: 'string', default: '7' },
+    cap: { type: 'string', default: '10' },
+    sizes: { type: 'string', default: '500,2000,5000' },
+  },
 });
 const runs = Number(values.runs);
 const settings: TriggerSettings = {
@@ -74,3 +80,4 @@ console.log(
   `time per event (median)     ${median(samples.map((s) => s.ms)).toFixed(0)} ms ` +
     `(first ${first?.ms.toFixed(0)} ms, range ${Math.min(...samples.map((s) => s.ms)).toFixed(0)}–${Math.max(...samples.map((s) => s.ms)).toFixed(0)} ms)`,
 );
+await routerBySize(values.sizes.split(',').map(Number), Number(values.cap));

@@ -10,13 +10,25 @@
  * - the health check with every node Ready, and with 1 % of the nodes NotReady for an hour (default
  *   limits: refused on the blast radius; and with the limit raised so that it reads what it would fence);
  * - `kubectl get volumeattachments -o json` and `kubectl get nodes` (the lab's kubectl, as user kube-fencer).
- * Prints wall time, peak RSS, API requests (from the API server's audit log) and bytes read.
- * Usage: npm run bench:sweep [-- --runs 1 --shapes 2000x20000,5000x125000]
+ * Prints wall time, the process's CPU time, peak RSS, API requests and the API server's time answering
+ * them (summed; from its audit log), bytes read and the one-minute load average as each command
+ * started (the machine is shared).
+ *
+ * Seeding (bench/sweep-scale/seed.ts), `--seed etcd` by default: the bulk nodes, PVs, claims, pods and
+ * VolumeAttachments are written straight into the lab's etcd in kube-apiserver's own protobuf storage
+ * encoding (lab/go/k8s/cmd/etcd-seed, built on demand and cached), already settled (Ready, attached,
+ * bound, Running), then counted back through the API server (metadata-only lists) before anything
+ * is measured.
+ * They skip admission and validation; a lab test reads the same objects back through the API beside
+ * their twins created through it (test/integration/lab/etcd-seed.test.ts). `--seed api` creates them
+ * through the API instead (48 in flight; 30 to 50 writes a second on 2 shared cores: hours for the
+ * envelope's 400,000 writes). The EC2 instances always come from the emulator's RunInstances.
+ * Usage: npm run bench:sweep [-- --runs 1 --shapes 2000x20000,5000x125000 --seed etcd|api]
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFileSync, mkdtempSync, utimesSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { bundle } from '../infra/bundling.js';
@@ -24,7 +36,14 @@ import { binDir } from '../lab/build/go-binaries.js';
 import { type Lab, startLab } from '../lab/lab.js';
 import { REPO_ROOT } from '../lab/paths.js';
 import { mapBounded } from '../lib/app/sweep/bounded.js';
-import { binderBacklog, nodeName, type Seeded, seedCluster, setReady } from './sweep-scale/seed.js';
+import {
+  binderBacklog,
+  nodeName,
+  type Seeded,
+  type SeedVia,
+  seedCluster,
+  setReady,
+} from './sweep-scale/seed.js';
 
 const { values } = parseArgs({
   options: {
@@ -33,8 +52,11 @@ const { values } = parseArgs({
     zombies: { type: 'string', default: '100' },
     // Claims and Running pods beside the first shape's attachments ('none': PVs and attachments only).
     workload: { type: 'string', default: 'first' },
+    seed: { type: 'string', default: 'etcd' },
   },
 });
+if (values.seed !== 'etcd' && values.seed !== 'api') throw new Error('--seed: etcd or api');
+const via: SeedVia = values.seed;
 const runs = Number(values.runs);
 const zombies = Number(values.zombies);
 const shapes = values.shapes.split(',').map((s, i) => {
@@ -46,7 +68,13 @@ const shapes = values.shapes.split(',').map((s, i) => {
 interface Measured {
   readonly wallSeconds: number;
   readonly maxRssMb: number;
+  /** CPU seconds of the process (user + system): what it spent itself, the rest of its wall time it waited. */
+  readonly cpuSeconds: number;
   readonly requests: number;
+  /** Seconds the API server spent answering them, summed (from its audit log; concurrent lists overlap). */
+  readonly apiSeconds: number;
+  /** The one-minute load average when the command started (the machine is shared). */
+  readonly load: number;
   readonly stdout: string;
 }
 
@@ -75,7 +103,8 @@ async function measure(
   env: Record<string, string> = {},
 ): Promise<Measured> {
   const before = lab.fencerRequests().length;
-  const child = spawn('/usr/bin/time', ['-f', '%e %M', command, ...args], {
+  const load = loadavg()[0] ?? Number.NaN;
+  const child = spawn('/usr/bin/time', ['-f', '%e %M %U %S', command, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...lab.fencerEnv, KUBECONFIG: lab.fencerKubeconfigPath, ...env },
   });
@@ -86,11 +115,24 @@ async function measure(
   const [status] = (await once(child, 'close')) as [number | null];
   const stderr = Buffer.concat(err).toString('utf8');
   if (status !== 0) throw new Error(`${command} failed (${status}): ${stderr.slice(-2000)}`);
-  const [wall, rss] = (stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
+  const [wall, rss, user, system] = (stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
   return {
     wallSeconds: wall ?? Number.NaN,
     maxRssMb: (rss ?? Number.NaN) / 1024,
+    cpuSeconds: (user ?? Number.NaN) + (system ?? Number.NaN),
     requests: lab.fencerRequests().length - before,
+    apiSeconds: lab
+      .fencerRequests()
+      .slice(before)
+      .reduce(
+        (sum, e) =>
+          sum +
+          (Date.parse(e.stageTimestamp ?? e.requestReceivedTimestamp) -
+            Date.parse(e.requestReceivedTimestamp)) /
+            1000,
+        0,
+      ),
+    load,
     stdout: Buffer.concat(out).toString('utf8'),
   };
 }
@@ -102,7 +144,10 @@ async function repeat(make: () => Promise<Measured>): Promise<Measured> {
   return {
     wallSeconds: median(all.map((m) => m.wallSeconds)),
     maxRssMb: median(all.map((m) => m.maxRssMb)),
+    cpuSeconds: median(all.map((m) => m.cpuSeconds)),
     requests: median(all.map((m) => m.requests)),
+    apiSeconds: median(all.map((m) => m.apiSeconds)),
+    load: median(all.map((m) => m.load)),
     stdout: all.at(-1)?.stdout ?? '',
   };
 }
@@ -111,7 +156,7 @@ const cell = (value: number, digits: number, width: number) =>
   (Number.isFinite(value) ? value.toFixed(digits) : '-').padStart(width);
 const mb = (bytes: number) => bytes / 1e6;
 function row(name: string, m: Measured, bytes: number, extra = ''): string {
-  return `  ${name.padEnd(52)} ${cell(m.wallSeconds, 2, 8)} ${cell(m.maxRssMb, 0, 9)} ${cell(m.requests, 0, 9)} ${cell(mb(bytes), 2, 9)}  ${extra}`;
+  return `  ${name.padEnd(52)} ${cell(m.wallSeconds, 2, 8)} ${cell(m.cpuSeconds, 2, 7)} ${cell(m.maxRssMb, 0, 9)} ${cell(m.requests, 0, 9)} ${cell(m.apiSeconds, 1, 7)} ${cell(mb(bytes), 2, 9)} ${cell(m.load, 1, 5)}  ${extra}`;
 }
 
 // Nodes without kubelets must stay Ready for the whole run: a long node-monitor grace period.
@@ -135,7 +180,12 @@ try {
   let seeded: Seeded | undefined;
   for (const shape of shapes) {
     const t0 = performance.now();
-    seeded = await seedCluster(lab, shape, (line) => console.error(`seed: ${line}`), seeded);
+    const seedSteps: string[] = [];
+    const say = (line: string) => {
+      seedSteps.push(line);
+      console.error(`seed: ${line}`);
+    };
+    seeded = await seedCluster(lab, shape, say, seeded, via);
     const seedSeconds = (performance.now() - t0) / 1000;
     console.error(`seed: ${shape.nodes} / ${shape.attachments} done in ${seedSeconds.toFixed(0)} s`);
 
@@ -180,10 +230,14 @@ try {
     const backlog = await binderBacklog(lab);
     console.log(
       `\n${shape.nodes} nodes, ${shape.attachments} attached VolumeAttachments (${zombies} zombies of deleted nodes) and their PVs` +
-        `${shapes[0]?.workload ? ` (claims and Running pods for the first ${shapes[0].attachments})` : ''}; seeded in ${seedSeconds.toFixed(0)} s; median of ${runs}`,
+        `${shapes[0]?.workload ? ` (claims and Running pods for the first ${shapes[0].attachments})` : ''}; ` +
+        `this stage seeded through ${via === 'etcd' ? 'etcd' : 'the API'} in ${seedSeconds.toFixed(0)} s; median of ${runs}; load average now ${loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}`,
     );
+    for (const step of seedSteps) console.log(`  seed: ${step}`);
     console.log(
-      `  ${''.padEnd(52)} ${'wall (s)'.padStart(8)} ${'RSS (MB)'.padStart(9)} ${'requests'.padStart(9)} ${'read (MB)'.padStart(9)}`,
+      `  ${''.padEnd(52)} ${'wall (s)'.padStart(8)} ${'CPU (s)'.padStart(7)} ${'RSS (MB)'.padStart(9)} ${'requests'.padStart(9)} ${'API (s)'.padStart(7)} ${'read (MB)'.padStart(9)} ${'load'.padStart(5)}`,
     );
     console.log(
       row(
@@ -228,7 +282,9 @@ try {
     );
     console.log(row('kubectl get nodes', nodes, Number.NaN));
     console.log(
-      `  (PV controller still settling ${backlog.unbound} of ${backlog.total} PVs at its default 20 QPS during the runs.)`,
+      `  (PV controller still settling ${backlog.unbound} of ${backlog.total} claimed PVs at its default 20 QPS during the runs; load average after: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}.)`,
     );
   }
   console.log(

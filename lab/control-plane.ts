@@ -34,6 +34,8 @@ export const KCM_CONTROLLERS = [
 
 export interface ControlPlane {
   readonly server: string;
+  /** etcd's client URL (plain HTTP on loopback), for tools that seed it directly (lab/etcd-seed.ts). */
+  readonly etcdUrl: string;
   readonly kubeconfigPath: string;
   /** A kubeconfig for user `kube-fencer`, bound to deploy/rbac.yaml and audited. */
   readonly fencerKubeconfigPath: string;
@@ -217,7 +219,15 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
       waitUntil(scheduler, healthy(schedPort), 60_000),
     ]);
     options.onStep?.('kube-controller-manager and kube-scheduler ready');
-    return { server, kubeconfigPath, fencerKubeconfigPath, identityKubeconfigPaths, processes, stop };
+    return {
+      server,
+      etcdUrl,
+      kubeconfigPath,
+      fencerKubeconfigPath,
+      identityKubeconfigPaths,
+      processes,
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;

@@ -112,6 +112,8 @@ export interface AuditEvent {
   };
   readonly responseStatus?: { readonly code?: number };
   readonly requestReceivedTimestamp: string;
+  /** When the stage (ResponseComplete: the answer written) was reached. */
+  readonly stageTimestamp?: string;
 }
 
 /** A running lab: a real control plane, a CSI attacher, an EC2 emulator and simulated kubelets. */
@@ -124,6 +126,8 @@ export interface Lab {
   readonly kubeConfig: KubeConfig;
   /** The admin kubeconfig as an endpoint for the fencer's Kubernetes adapter. */
   readonly endpoint: ApiEndpoint;
+  /** The control plane's etcd client URL, for seeding objects under the API server (lab/etcd-seed.ts). */
+  readonly etcdUrl: string;
   /** Kubeconfig of user `kube-fencer`: only what deploy/rbac.yaml grants, and every request audited. */
   readonly fencerKubeconfigPath: string;
   /**
@@ -333,6 +337,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       kubeconfigPath: controlPlane.kubeconfigPath,
       kubeConfig,
       endpoint: kubeConfigEndpoint(kubeConfig),
+      etcdUrl: controlPlane.etcdUrl,
       fencerKubeconfigPath: controlPlane.fencerKubeconfigPath,
       fencerEnv: {
         ...cloud.fencerEnv,

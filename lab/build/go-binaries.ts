@@ -79,7 +79,8 @@ const BINARIES: readonly BinarySpec[] = [
 
 export type LabBinary = (typeof BINARIES)[number]['name'];
 
-const sumHash = (module: keyof typeof GO_MODULES): string =>
+/** A short hash of a Go module's go.mod and go.sum: part of every cache key built from that module. */
+export const sumHash = (module: keyof typeof GO_MODULES): string =>
   createHash('sha256')
     .update(readFileSync(join(GO_MODULES[module], 'go.sum')))
     .update(readFileSync(join(GO_MODULES[module], 'go.mod')))
@@ -93,7 +94,8 @@ export function binDir(): string {
   return join(cacheRoot(), 'bin', key);
 }
 
-const goEnv = (): NodeJS.ProcessEnv => ({
+/** The environment every lab Go build runs in: the local toolchain, static, the committed go.sum only. */
+export const goEnv = (): NodeJS.ProcessEnv => ({
   ...process.env,
   GOTOOLCHAIN: 'local',
   CGO_ENABLED: '0',
