@@ -5,8 +5,10 @@
  *     fence request → blocklist confirmed → old watch gone → replacement pod Running on node-b;
  *   - the watch timeout: node-a crashes (its client dies with it) and is tainted by hand at once; the
  *     replacement waits for the OSD to time the dead client's watch out.
- * Run by `npm run bench:ceph` after the adapter's own figures (or alone: node --import tsx bench/ceph-cure.ts).
+ * Run by `npm run bench:ceph` after the adapter's own figures (the fence cure as many times as its
+ * `--runs`), or alone: node --import tsx bench/ceph-cure.ts [--runs 3].
  */
+import { parseArgs } from 'node:util';
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { eventually } from '../lab/kube-wait.js';
 import { type Lab, startLab } from '../lab/lab.js';
@@ -112,20 +114,36 @@ const byWatchTimeout = () =>
     };
   });
 
-/** Runs both cures once each and prints their timelines side by side. */
-export async function benchCephCure(): Promise<void> {
-  const fence = await byFence();
+type FenceRun = Awaited<ReturnType<typeof byFence>>;
+type Segment = Exclude<keyof FenceRun, 'steps'>;
+
+/** Median and range of one segment over the fence runs. */
+function spread(runs: readonly FenceRun[], key: Segment): string {
+  const xs = runs.map((r) => r[key]).sort((a, b) => a - b);
+  const mid = xs[Math.floor(xs.length / 2)] ?? Number.NaN;
+  const range = xs.length > 1 ? ` (${xs[0]?.toFixed(2)}–${xs.at(-1)?.toFixed(2)})` : '';
+  return `${mid.toFixed(2)} s${range}`.padStart(22);
+}
+
+/**
+ * Runs the storage-fence cure `runs` times (medians: the mon's epoch interval and the machine's load
+ * make single runs vary by a second) and the watch-timeout cure once, and prints them side by side.
+ */
+export async function benchCephCure(runs = 1): Promise<void> {
+  const fences: FenceRun[] = [];
+  for (let i = 0; i < runs; i++) fences.push(await byFence());
   const timeout = await byWatchTimeout();
   const f = (s: number) => `${s.toFixed(2)} s`.padStart(9);
-  console.log('the RBD incident in the lab (Kubernetes, real Ceph, one run each):');
+  const median = (key: Segment) => spread(fences, key);
+  console.log(`the RBD incident in the lab (Kubernetes, real Ceph; fence: median of ${runs}, range):`);
   console.log('  storage fence (`fencer fence`, node-a cut, its client still writing), from the request:');
-  console.log(`    → decided to fence                 ${f(fence.decided)}`);
-  console.log(`    → blocklist confirmed              ${f(fence.confirmed)}`);
-  console.log(`    → tainted                          ${f(fence.tainted)}`);
-  console.log(`    → old watch gone                   ${f(fence.watchGone)}`);
-  console.log(`    → replacement Running on node-b    ${f(fence.running)}`);
-  console.log('    the fence run’s steps, from the request:');
-  for (const line of fence.steps) console.log(`      ${line}`);
+  console.log(`    → decided to fence              ${median('decided')}`);
+  console.log(`    → blocklist confirmed           ${median('confirmed')}`);
+  console.log(`    → tainted                       ${median('tainted')}`);
+  console.log(`    → old watch gone                ${median('watchGone')}`);
+  console.log(`    → replacement Running on node-b ${median('running')}`);
+  console.log('    the last fence run’s steps, from the request:');
+  for (const line of fences.at(-1)?.steps ?? []) console.log(`      ${line}`);
   console.log('  watch timeout (node-a crashed, its client dead, tainted by hand), from the crash:');
   console.log(`    → tainted                          ${f(timeout.tainted)}`);
   console.log(`    → old watch timed out              ${f(timeout.watchGone)}`);
@@ -135,4 +153,7 @@ export async function benchCephCure(): Promise<void> {
   );
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await benchCephCure();
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' } } });
+  await benchCephCure(Number(values.runs));
+}

@@ -153,5 +153,5 @@ console.log(
 if (!values['no-lab']) {
   // The storage fence as a whole run of the fencer, in Kubernetes: up to the replacement pod Running.
   await ensureCliBuilt(REPO_ROOT);
-  await benchCephCure();
+  await benchCephCure(runs);
 }

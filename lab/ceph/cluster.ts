@@ -58,7 +58,13 @@ async function setUpRestful(admin: CephAdmin, hostIp: string): Promise<RestfulEn
     { timeoutMs: 60_000, intervalMs: 250 },
   );
   await admin.mgr({ prefix: 'restful create-self-signed-cert' });
-  const key = (await admin.mgr({ prefix: 'restful create-key', key_name: RESTFUL_KEY_NAME })).outb.trim();
+  // The module reloads its key table when its server thread starts (`refresh_keys` replaces the dict): a
+  // create-key that lands in between fails with a KeyError. Asked again, it answers the stored key.
+  const key = await eventually(
+    'ceph restful create-key',
+    async () => (await admin.mgr({ prefix: 'restful create-key', key_name: RESTFUL_KEY_NAME })).outb.trim(),
+    { timeoutMs: 30_000, intervalMs: 250 },
+  );
   const certificate = (await admin.mon({ prefix: 'config-key get', key: 'mgr/restful/x/crt' })).outb;
   const url = `https://${hostIp}:${RESTFUL_PORT}/`;
   await eventually(

@@ -15,6 +15,12 @@ export const POWER_POLL_MS = 250;
  */
 export const JUST_TAINTED_MS = 10_000;
 export const RELEASE_LOOK_MS = 500;
+/**
+ * In the first second after the taint the taint manager's evictions race the watch's start most often:
+ * look sooner then (a handful of looks at most, each one observation).
+ */
+export const FIRST_SECOND_MS = 1000;
+export const FIRST_LOOK_MS = 200;
 
 /** The wait, shortened while the release that follows the taint is most likely under way. */
 function releaseAwareWait(deps: FencerDeps, state: FenceStepState, waitMs: number): number {
@@ -22,6 +28,7 @@ function releaseAwareWait(deps: FencerDeps, state: FenceStepState, waitMs: numbe
   const phase = state.decision?.phase;
   if (!taintedAt || (phase !== Phase.Taint && phase !== Phase.Drain)) return waitMs;
   const sinceTaint = deps.clock.now().getTime() - Date.parse(taintedAt);
+  if (sinceTaint < FIRST_SECOND_MS) return Math.min(waitMs, FIRST_LOOK_MS);
   return sinceTaint < JUST_TAINTED_MS ? Math.min(waitMs, RELEASE_LOOK_MS) : waitMs;
 }
 

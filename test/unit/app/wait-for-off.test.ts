@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FencerDeps } from '../../../lib/app/deps.js';
 import type { FenceStepState } from '../../../lib/app/fence-step.js';
-import { RELEASE_LOOK_MS, waitBetweenFenceSteps } from '../../../lib/app/wait-for-off.js';
+import { FIRST_LOOK_MS, RELEASE_LOOK_MS, waitBetweenFenceSteps } from '../../../lib/app/wait-for-off.js';
 import { DEFAULT_LIMITS, startRun } from '../../../lib/domain/index.js';
 import type { Cluster } from '../../../lib/ports/cluster.js';
 import type { ComputeFencer } from '../../../lib/ports/compute-fencer.js';
@@ -84,11 +84,13 @@ describe('waiting between fence steps', () => {
     expect(looks).toEqual([]);
   });
 
-  it('looks again within half a second for ten seconds after the taint, then waits the full poll', async () => {
+  it('looks again within 200 ms in the first second after the taint, within half a second until ten, then waits the full poll', async () => {
     const { deps, waits, looks } = fakes(['stopped']);
     const tainted = '2026-03-01T12:00:02.000Z';
     for (const [at, phase] of [
       ['2026-03-01T12:00:02.100Z', 'Taint'],
+      ['2026-03-01T12:00:02.999Z', 'Drain'],
+      ['2026-03-01T12:00:03.000Z', 'Drain'],
       ['2026-03-01T12:00:05.000Z', 'Drain'],
       ['2026-03-01T12:00:11.999Z', 'Drain'],
       ['2026-03-01T12:00:12.000Z', 'Drain'],
@@ -97,13 +99,21 @@ describe('waiting between fence steps', () => {
       now = new Date(at);
       await waitBetweenFenceSteps(deps, state(phase, true, tainted), 2_000);
     }
-    expect(waits).toEqual([RELEASE_LOOK_MS, RELEASE_LOOK_MS, RELEASE_LOOK_MS, 2_000, 2_000]);
+    expect(waits).toEqual([
+      FIRST_LOOK_MS,
+      FIRST_LOOK_MS,
+      RELEASE_LOOK_MS,
+      RELEASE_LOOK_MS,
+      RELEASE_LOOK_MS,
+      2_000,
+      2_000,
+    ]);
     expect(looks).toEqual([]);
   });
 
   it('never lengthens a wait shorter than the quick look, and leaves untainted runs alone', async () => {
     const { deps, waits } = fakes(['stopped']);
-    now = new Date('2026-03-01T12:00:03.000Z');
+    now = new Date('2026-03-01T12:00:02.500Z');
     await waitBetweenFenceSteps(deps, state('Drain', true, '2026-03-01T12:00:02.000Z'), 100);
     await waitBetweenFenceSteps(deps, state('Drain', true, null), 1_000);
     expect(waits).toEqual([100, 1_000]);
