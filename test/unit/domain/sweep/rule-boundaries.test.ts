@@ -48,6 +48,24 @@ describe('thresholds speak from their exact value on (DEFAULT_SWEEP_THRESHOLDS)'
   });
 });
 
+describe('an age the sweep cannot read counts as past the threshold (reported, never held back)', () => {
+  it('VA_ON_NOTREADY_NODE without a readySince time', () => {
+    const node = aNode('node-a', { ready: 'Unknown', readySince: undefined });
+    expect(kindOf(vaOnNotReadyNode.check(node, world({ nodes: [node] })))).toBe('finding');
+  });
+
+  it('VA_STUCK_DELETING with an unreadable deletion time', () => {
+    expect(kindOf(vaStuckDeleting.check(aVa('va-1', { deletionTimestamp: 'soon' }), world()))).toBe(
+      'finding',
+    );
+  });
+
+  it('TARGET_ATTACH_STUCK with an unreadable error time', () => {
+    const va = aVa('va-1', { attached: false, attachError: { message: 'x', time: 'soon' } });
+    expect(kindOf(targetAttachStuck.check(va, world({ volumeAttachments: [va] })))).toBe('finding');
+  });
+});
+
 describe('VA_ON_NOTREADY_NODE counts', () => {
   it('nothing on a NotReady node without attached volumes', () => {
     const node = aNode('node-a', { ready: 'False', readySince: ago(600) });
@@ -104,6 +122,12 @@ describe('TAINT_LEFT_BEHIND', () => {
   const oos = { key: 'node.kubernetes.io/out-of-service', value: 'nodeshutdown', effect: 'NoExecute' };
   const tainted = aNode('node-c', { taints: [oos] });
 
+  it('asks about the machine by its providerID without surrounding blanks', () => {
+    const padded = aNode('node-c', { taints: [oos], providerId: ' aws:///z/i-0abc ' });
+    const verdict = taintLeftBehind.check(padded, world({ nodes: [padded], volumeAttachments: [] }));
+    expect(verdict.kind === 'finding' ? verdict.draft.probe.instances : []).toEqual(['aws:///z/i-0abc']);
+  });
+
   it('waits for an attachment still on the node, and for a terminating pod, not a running one', () => {
     const check = (over: Parameters<typeof world>[0]) =>
       kindOf(taintLeftBehind.check(tainted, world({ nodes: [tainted], volumeAttachments: [], ...over })));
@@ -128,6 +152,28 @@ describe('NO_HEALTHY_NODE_IN_PV_ZONE', () => {
     expect(verdicts({ nodes: [], persistentVolumes: [aPv('pv-1', { zones: [] })] })).toEqual([
       'not applicable',
     ]);
+  });
+
+  it('lists every zone of the PV and every node in them', () => {
+    const twoZones = [aPv('pv-1', { zones: ['us-east-1a', 'us-east-1b'] })];
+    const index = (nodes: ReturnType<typeof aNode>[]) =>
+      world({ pendingPods: [aPod('db-0')], claims, nodes, persistentVolumes: twoZones });
+    const drafts = (nodes: ReturnType<typeof aNode>[]) => {
+      const i = index(nodes);
+      return pendingVolumes(i).map((subject) => {
+        const verdict = noHealthyNodeInPvZone.check(subject, i);
+        return verdict.kind === 'finding' ? verdict.draft : null;
+      });
+    };
+    const [none] = drafts([]);
+    expect(none?.summary).toMatch(
+      /^PersistentVolume pv-1 lives in us-east-1a, us-east-1b, which has no Ready/,
+    );
+    expect(none?.evidence.at(-1)).toBe('no node in us-east-1a, us-east-1b');
+    const [two] = drafts([aNode('node-a', { ready: 'False' }), aNode('node-b', { ready: 'Unknown' })]);
+    expect(two?.evidence.at(-1)).toBe(
+      'nodes in us-east-1a, us-east-1b: node node-a: Ready=False since 24h ago; node node-b: Ready=Unknown since 24h ago',
+    );
   });
 
   it('is not helped by a Ready node in another zone', () => {
