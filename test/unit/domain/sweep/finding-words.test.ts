@@ -126,6 +126,24 @@ describe('VA_PV_MISSING says', () => {
   });
 });
 
+describe('without a machine to name', () => {
+  it('VA_PV_MISSING and VA_STUCK_DELETING ask the provider about no machine', () => {
+    const anonymous = aNode('node-a', { providerId: undefined });
+    const gonePv = aVa('va-2', { persistentVolumeName: 'pv-gone' });
+    expect(
+      draftOf(vaPvMissing.check(gonePv, world({ nodes: [anonymous], volumeAttachments: [gonePv] }))).probe,
+    ).toEqual({
+      instances: [],
+      disks: [],
+    });
+    const deleting = aVa('va-1', { deletionTimestamp: ago(900) });
+    expect(
+      draftOf(vaStuckDeleting.check(deleting, world({ nodes: [anonymous], volumeAttachments: [deleting] })))
+        .probe,
+    ).toEqual({ instances: [], disks: probeOfPv1(undefined) });
+  });
+});
+
 describe('VA_NODE_MISSING says', () => {
   it('which node is gone, with the PV, and asks through the machine the CSI node id names', () => {
     const va = aVa('va-1', { nodeName: 'node-z', csiNodeId: 'i-0csi' });
