@@ -3,9 +3,14 @@
  * and every mutant no test noticed (file:line:column, mutator, replacement). Exits 1 when lib/domain is
  * below its floor, so the score cannot slip unnoticed.
  *
- * Usage: `node --import tsx test/mutation/summary.ts [reports/mutation/mutation.json]`
+ * Given several reports (the JSON report or incremental files of narrow runs, `--mutate` folder by
+ * folder), it merges them source file by source file: for each file the report written last (by its
+ * modification time) wins, since it judged that file's current mutants.
+ *
+ * Usage: `node --import tsx test/mutation/summary.ts [report.json ...]` (default
+ * reports/mutation/mutation.json)
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { calculateMetrics } from 'mutation-testing-metrics';
 import type { FileResult, MutantResult, MutationTestResult } from 'mutation-testing-report-schema';
@@ -13,7 +18,15 @@ import type { FileResult, MutantResult, MutationTestResult } from 'mutation-test
 /** The least share of lib/domain's mutants the tests must kill (issue "Safety under attack"). */
 const DOMAIN_FLOOR = 90;
 
-const FOLDERS = ['lib/domain', 'lib/domain/rules', 'lib/domain/sweep', 'lib/domain/diagnose', 'lib/app'];
+/** The parts scored; `folder/*` stands for the files directly in the folder, without its subfolders. */
+const FOLDERS = [
+  'lib/domain',
+  'lib/domain/*',
+  'lib/domain/rules',
+  'lib/domain/sweep',
+  'lib/domain/diagnose',
+  'lib/app',
+];
 const UNDETECTED = new Set<MutantResult['status']>(['Survived', 'NoCoverage']);
 
 function readReport(file: string): Record<string, FileResult> {
@@ -27,8 +40,16 @@ function readReport(file: string): Record<string, FileResult> {
   );
 }
 
-const under = (files: Record<string, FileResult>, folder: string) =>
-  Object.fromEntries(Object.entries(files).filter(([name]) => name.startsWith(`${folder}/`)));
+function under(files: Record<string, FileResult>, part: string): Record<string, FileResult> {
+  const directOnly = part.endsWith('/*');
+  const folder = directOnly ? part.slice(0, -2) : part;
+  return Object.fromEntries(
+    Object.entries(files).filter(
+      ([name]) =>
+        name.startsWith(`${folder}/`) && !(directOnly && name.slice(folder.length + 1).includes('/')),
+    ),
+  );
+}
 
 /** Killed or timed out, over every valid mutant (survivors and uncovered ones count against it). */
 function score(files: Record<string, FileResult>): { line: string; score: number } | null {
@@ -79,7 +100,14 @@ function printUndetected(files: Record<string, FileResult>): void {
   }
 }
 
-const files = readReport(process.argv[2] ?? 'reports/mutation/mutation.json');
+/** Every source file's results, each from the newest report that holds it. */
+function mergeReports(reports: readonly string[]): Record<string, FileResult> {
+  const oldestFirst = [...reports].sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs);
+  return Object.assign({}, ...oldestFirst.map(readReport));
+}
+
+const reports = process.argv.slice(2);
+const files = mergeReports(reports.length > 0 ? reports : ['reports/mutation/mutation.json']);
 printUndetected(files);
 const domain = printScores(files);
 if (!(domain >= DOMAIN_FLOOR)) {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { assertHistory, record, storageProofFrom } from '../../../lib/domain/history.js';
 import { ValidationError } from '../../../lib/domain/index.js';
-import { freshHistory, observe, t, taintedNode } from './support/fixtures.js';
+import { fault, freshHistory, NODE, observe, t, taintedNode } from './support/fixtures.js';
 import { aBlocklist, aStorage, IMAGE, storageCommittedHistory } from './support/storage.js';
 
 const withBlocklist = (at: number, confirmed: boolean) =>
@@ -73,6 +73,22 @@ describe('record with a storage fence', () => {
     const observation = withBlocklist(25, false);
     expect(record(storageCommittedHistory(), fence(false), observation).storageFenceRequestedAt).toBe(t(25));
     expect(record(storageCommittedHistory(), fence(true), observation).storageFenceRequestedAt).toBe(t(10));
+  });
+
+  it('commits a bare-metal node to no machine, and to no one else’s entries when the blocklist was unreadable', () => {
+    const bareMetal = observe({
+      at: 10,
+      node: { providerId: null },
+      instance: { resolved: false, problem: 'missing', detail: 'no providerID' },
+      storage: aStorage(fault('connection refused')),
+      volumeAttachments: [IMAGE],
+    });
+    expect(record(freshHistory(), fence(false), bareMetal)).toMatchObject({
+      target: { node: NODE, nodeUid: 'uid-worker-1', provider: null, instanceId: '' },
+      decidedToFenceAt: t(10),
+      isolation: { machine: false, storage: true, watch: false },
+      storageBefore: [],
+    });
   });
 
   it('takes the storage proof from the observation, and the taint seen with it as the taint time', () => {

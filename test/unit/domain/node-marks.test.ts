@@ -3,7 +3,12 @@
  * ones its fence record names; every other out-of-service taint is someone else's, and no other key counts.
  */
 import { describe, expect, it } from 'vitest';
-import { outOfServiceState, outOfServiceTaintAt, sameTaint } from '../../../lib/domain/index.js';
+import {
+  outOfServiceState,
+  outOfServiceTaintAt,
+  sameTaint,
+  ValidationError,
+} from '../../../lib/domain/index.js';
 import { OUR_RECORD, OUR_TAINT, THEIR_TAINT } from './support/fixtures.js';
 
 describe('sameTaint', () => {
@@ -84,5 +89,11 @@ describe('outOfServiceTaintAt', () => {
       effect: 'NoExecute',
       timeAdded: '2026-03-01T10:00:45Z',
     });
+  });
+
+  it('refuses a time it cannot read, naming the field it stamps', () => {
+    expect(() => outOfServiceTaintAt('yesterday')).toThrow(
+      new ValidationError('timeAdded is not an ISO 8601 time with a zone: "yesterday"'),
+    );
   });
 });

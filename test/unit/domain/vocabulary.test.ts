@@ -89,6 +89,8 @@ describe('strategy', () => {
     ['out-of-service', { major: 1, minor: 25 }, null],
     ['out-of-service', null, 'out-of-service'],
     ['legacy', { major: 1, minor: 30 }, 'legacy'],
+    // A later major version is never "older than 1.26", whatever its minor.
+    ['auto', { major: 2, minor: 0 }, 'out-of-service'],
   ] as const)('resolves %s on %o to %s', (requested, version, expected) => {
     expect(resolveStrategy(requested, version)).toBe(expected);
   });
@@ -98,5 +100,6 @@ describe('strategy', () => {
     expect(mayDeleteVolumeAttachments('legacy', { major: 1, minor: 26 })).toBe(false);
     expect(mayDeleteVolumeAttachments('legacy', null)).toBe(false);
     expect(mayDeleteVolumeAttachments('out-of-service', { major: 1, minor: 25 })).toBe(false);
+    expect(mayDeleteVolumeAttachments('legacy', { major: 2, minor: 0 })).toBe(false);
   });
 });

@@ -66,6 +66,15 @@ describe('recognizeEvent', () => {
     ).toMatchObject({ pv: 'pvc-1', pods: ['a-0', 'b-0', 'c-0'] });
   });
 
+  it('names no empty pod when the list ends in a comma', () => {
+    expect(
+      recognizeEvent(
+        'FailedAttachVolume',
+        'Multi-Attach error for volume "pvc-1" Volume is already used by pod(s) a-0, b-0,',
+      ),
+    ).toMatchObject({ pods: ['a-0', 'b-0'] });
+  });
+
   it('quotes the provider’s message as the meaning of a failed attach', () => {
     expect(
       recognizeEvent(

@@ -191,6 +191,66 @@ describe('judgeVolumeAttachmentDeletion (safety.md rule 5)', () => {
   });
 });
 
+describe('judgeVolumeAttachmentDeletion says why, in words', () => {
+  const absentIn = (region: string | undefined): CrossCheck => ({
+    instances: [],
+    unresolved: [],
+    disks: [
+      {
+        volumeId: 'vol-pv-1',
+        disk: { ok: true, value: { ...disk('vol-pv-1'), exists: false, ...(region ? { region } : {}) } },
+        searchedWhereItLives: false,
+      },
+    ],
+  });
+  const refusal = (verdict: ReturnType<typeof judgeVolumeAttachmentDeletion>) =>
+    verdict.allowed ? verdict.proof : verdict.detail;
+
+  it('names the node that exists, and the unknown PV', () => {
+    const withNode = world({ volumeAttachments: [zombie], nodes: [aNode('node-z')] });
+    expect(refusal(judgeVolumeAttachmentDeletion(draft, null, withNode))).toBe('node node-z exists');
+    const noDisk = { ...draft, probe: { ...draft.probe, disks: [] } };
+    expect(refusal(judgeVolumeAttachmentDeletion(noDisk, null, index))).toBe(
+      'its PersistentVolume (and so its disk) is unknown',
+    );
+  });
+
+  it('names where the provider looked for a disk it did not find, and where the PV lives', () => {
+    const twoZones = {
+      ...draft,
+      probe: { ...draft.probe, disks: [{ volumeId: 'vol-pv-1', zones: ['us-east-1a', 'us-east-1b'] }] },
+    };
+    expect(refusal(judgeVolumeAttachmentDeletion(twoZones, absentIn('eu-west-1'), index))).toBe(
+      'disk vol-pv-1 was not found in region eu-west-1, but its PersistentVolume lives in us-east-1a, us-east-1b: the sweep looked in the wrong place',
+    );
+    expect(refusal(judgeVolumeAttachmentDeletion(draft, absentIn(undefined), index))).toBe(
+      'disk vol-pv-1 was not found in a region it did not name, but its PersistentVolume lives in us-east-1a: the sweep looked in the wrong place',
+    );
+  });
+
+  it('takes a probe that names no zone for a PV that names none: "not found" proves nothing then', () => {
+    const zoneless = { ...draft, probe: { ...draft.probe, disks: [{ volumeId: 'vol-pv-1' }] } };
+    const searched = absentIn('us-east-1');
+    const there = { ...searched, disks: searched.disks.map((d) => ({ ...d, searchedWhereItLives: true })) };
+    expect(judgeVolumeAttachmentDeletion(zoneless, there, index)).toEqual({
+      allowed: false,
+      reason: 'DiskAbsenceUnproven',
+      detail:
+        'disk vol-pv-1 was not found in region us-east-1, but its PersistentVolume names no zone, so the disk may live elsewhere',
+    });
+  });
+
+  it('lists every machine proven off that still holds the disk', () => {
+    const other = 'i-0bbbbbbbbbbbbbbb2';
+    const cross = crossCheck({ [INSTANCE]: 'stopped', [other]: 'terminated' }, [
+      disk('vol-pv-1', [INSTANCE, other]),
+    ]);
+    expect(refusal(judgeVolumeAttachmentDeletion(draft, cross, index))).toBe(
+      `disk vol-pv-1 is attached only to machines proven off (${INSTANCE}, ${other})`,
+    );
+  });
+});
+
 describe('fencingBudget (safety.md rule 4)', () => {
   const limits = { maxUnhealthyNodes: 3, maxUnhealthyFraction: 0.4 };
   const down = (name: string) => aNode(name, { ready: 'Unknown', readySince: ago(600) });
@@ -206,6 +266,56 @@ describe('fencingBudget (safety.md rule 4)', () => {
     expect(fencingBudget(world({ nodes }), limits)).toMatchObject({
       allowed: 0,
       refusal: { reason: 'TooManyUnhealthy' },
+    });
+  });
+
+  it.each([
+    ['2 of 5 down: the fraction is at its limit, not past it', 2, 5, { allowed: 1 }],
+    ['3 of 10 down: the count is at its limit, not past it', 3, 10, { allowed: 1 }],
+    [
+      '2 of 4 down: past the fraction',
+      2,
+      4,
+      {
+        allowed: 0,
+        refusal: {
+          reason: 'TooManyUnhealthy',
+          detail:
+            '2 of 4 nodes are unhealthy (limits 3 and 40%): the network, not the nodes, is probably broken',
+        },
+      },
+    ],
+    [
+      '4 of 20 down: past the count',
+      4,
+      20,
+      {
+        allowed: 0,
+        refusal: {
+          reason: 'TooManyUnhealthy',
+          detail:
+            '4 of 20 nodes are unhealthy (limits 3 and 40%): the network, not the nodes, is probably broken',
+        },
+      },
+    ],
+  ])('%s', (_, unhealthy, total, budget) => {
+    const nodes = Array.from({ length: total }, (_, i) => (i < unhealthy ? down(`n-${i}`) : aNode(`n-${i}`)));
+    expect(fencingBudget(world({ nodes }), limits)).toEqual(budget);
+  });
+
+  it('allows what is left of the in-flight limit, and says when nothing is', () => {
+    const nodes = [down('node-a'), aNode('node-b'), aNode('node-c')];
+    expect(fencingBudget(world({ nodes, maxInFlight: 3, fencingsInFlight: ['node-x'] }), limits)).toEqual({
+      allowed: 2,
+    });
+    expect(
+      fencingBudget(world({ nodes, maxInFlight: 2, fencingsInFlight: ['node-x', 'node-y'] }), limits),
+    ).toEqual({
+      allowed: 0,
+      refusal: {
+        reason: 'FencingCapacityReached',
+        detail: "2 fencings already in flight (the cluster's limit is 2)",
+      },
     });
   });
 
