@@ -119,6 +119,19 @@ describe('the release names the proofs it rests on', () => {
       expect.stringContaining(`ceph osd blocklist range rm ${RANGE}`),
     );
 
+    // On a cluster without ranges the entry is IP-wide, and its command has no `range`.
+    const address = `${NODE_IP}:0/0`;
+    const addressProof = {
+      ...confirmed(20),
+      expected: [{ ...entry, kind: 'address' as const, entry: address }],
+      found: [{ ...entry, kind: 'address' as const, entry: address, until: t(7 * 86_400) }],
+    };
+    const byAddress = checkFence(drained, spec, aRequest(), {
+      ...provenWith(PLANS.storage),
+      storageProof: addressProof,
+    });
+    expect(byAddress).toHaveProperty('message', expect.stringContaining(`ceph osd blocklist rm ${address}`));
+
     const ours = checkFence(drained, { ...spec, node: taintedNode({ providerId: null }) }, aRequest(), {
       ...provenWith(PLANS.storage),
       taintedAt: t(50),
