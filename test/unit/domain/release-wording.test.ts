@@ -132,6 +132,33 @@ describe('the release names the proofs it rests on', () => {
     });
     expect(byAddress).toHaveProperty('message', expect.stringContaining(`ceph osd blocklist rm ${address}`));
 
+    // Two entries: each named, each with its own command.
+    const second = { ...entry, entry: '10.77.0.9/32', source: 'InternalIP 10.77.0.9' };
+    const twoProof = {
+      ...confirmed(20),
+      expected: [entry, second],
+      found: [entry, second].map((e) => ({ ...e, until: t(7 * 86_400) })),
+    };
+    const two = checkFence(drained, spec, aRequest(), {
+      ...provenWith(PLANS.storage),
+      storageProof: twoProof,
+    });
+    expect(two).toHaveProperty('message', expect.stringContaining(`(${RANGE}, 10.77.0.9/32)`));
+    expect(two).toHaveProperty(
+      'message',
+      expect.stringContaining(
+        `(ceph osd blocklist range rm ${RANGE}; ceph osd blocklist range rm 10.77.0.9/32)`,
+      ),
+    );
+
+    // Entries listed before the run committed are someone else's: nothing of the fencer's to lift.
+    const before = checkFence(drained, spec, aRequest(), {
+      ...provenWith(PLANS.storage),
+      storageBefore: [RANGE],
+    });
+    expect(before).toMatchObject({ phase: 'Fenced' });
+    expect(before).toHaveProperty('message', expect.not.stringContaining('by hand'));
+
     const ours = checkFence(drained, { ...spec, node: taintedNode({ providerId: null }) }, aRequest(), {
       ...provenWith(PLANS.storage),
       taintedAt: t(50),
