@@ -157,7 +157,7 @@ describe('the release names the proofs it rests on', () => {
       storageBefore: [RANGE],
     });
     expect(before).toMatchObject({ phase: 'Fenced' });
-    expect(before).toHaveProperty('message', expect.not.stringContaining('by hand'));
+    expect(before).toHaveProperty('message', expect.stringMatching(/no VolumeAttachment or disk left\.$/));
 
     const ours = checkFence(drained, { ...spec, node: taintedNode({ providerId: null }) }, aRequest(), {
       ...provenWith(PLANS.storage),
