@@ -1,6 +1,6 @@
 /**
- * The ceph-mgr `restful` module's API on node:https: `POST /request?wait=1` runs one mon command and
- * answers when it is done. A serverless function cannot shell out to `ceph`, and this is the one HTTP
+ * The ceph-mgr `restful` module's API on node:https: `POST /request?wait=1` runs one mon command (or
+ * phases of them) and answers when it is done. A serverless function cannot shell out to `ceph`, and this is the one HTTP
  * API of Pacific that can change the OSD blocklist (the dashboard API has no blocklist endpoint).
  */
 import { Agent, request } from 'node:https';
