@@ -10,6 +10,7 @@ import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Holder } from '../../lab/ceph/holder.js';
+import { describeInstanceState } from '../../lab/ec2-emulator.js';
 import { eventually } from '../../lab/kube-wait.js';
 import { type Lab, startLab } from '../../lab/lab.js';
 import {
@@ -174,10 +175,7 @@ describe('the Ceph RBD incident: the out-of-service taint alone does not free th
       (await internalIps('node-a')).map((ip) => `${ip}/32`).sort(),
     );
     const confirmedAt = Date.parse(report?.milestones.blocklistConfirmedAt ?? '') / 1000;
-    const state = await lab.ec2.client.send(
-      new DescribeInstancesCommand({ InstanceIds: [lab.node('node-a').instanceId] }),
-    );
-    expect(state.Reservations?.[0]?.Instances?.[0]?.State?.Name).toBe('running');
+    expect(await describeInstanceState(lab.ec2.client, lab.node('node-a').instanceId)).toBe('running');
 
     expect((await waitBlocklistedWrite(zombie)).errno).toBe(EBLOCKLISTED);
     await waitWatchersGone(ceph, app.volumeId);
