@@ -87,25 +87,21 @@ export class CephRbdStorageFencer implements StorageFencer {
     if (options.dryRun) return { kind: 'dry-run', wouldAdd: toAdd, evidence: before };
 
     const dialect = await this.#resolveDialect(options.signal);
+    const changeThenList = (changes: readonly MonCommand[]) =>
+      changeThenReadBlocklist(this.#client, dialect, changes, options.signal);
     const expire = this.#settings.blocklistExpireSeconds;
-    const run = (command: MonCommand) => this.#client.run(command, options.signal);
     const absent = before.missing.filter((m) => m.until === undefined).map(withoutUntil);
     const lapsing = before.missing.filter((m) => m.until !== undefined).map(withoutUntil);
     // Every absent entry in one request (one map epoch), read back in the same round trip.
-    const listedAfterAdd = await changeThenReadBlocklist(
-      this.#client,
-      dialect,
-      absent.map((e) => addCommand(e, dialect, expire)),
-      options.signal,
-    );
+    let listed =
+      absent.length > 0 ? await changeThenList(absent.map((e) => addCommand(e, dialect, expire))) : undefined;
     // An entry that is there but lapses too soon cannot be lengthened in place (Ceph keeps its expiry).
     await renewEntries(lapsing, {
       node: target.node,
       dialect,
       expireSeconds: expire,
       maxAddressesPerRange: this.#settings.maxAddressesPerRange,
-      run,
-      list: () => this.#list(options.signal),
+      changeThenList,
     });
     this.#logger.info('Ceph blocklist entries added', {
       node: target.node,
@@ -113,10 +109,8 @@ export class CephRbdStorageFencer implements StorageFencer {
       renewed: lapsing.map((e) => e.entry),
     });
 
-    const after =
-      lapsing.length === 0
-        ? this.#evaluate(target.node, expected, listedAfterAdd)
-        : await this.#observe(target.node, expected, options.signal);
+    if (lapsing.length > 0 || listed === undefined) listed = await changeThenList([]);
+    const after = this.#evaluate(target.node, expected, listed);
     if (!after.confirmed) throw notConfirmed(target.node, after);
     const added = new Set(toAdd.map(key));
     return {

@@ -20,8 +20,8 @@ export interface RenewalContext {
   readonly dialect: BlocklistDialect;
   readonly expireSeconds: number;
   readonly maxAddressesPerRange: number;
-  readonly run: (command: MonCommand) => Promise<unknown>;
-  readonly list: () => Promise<ListedEntry[]>;
+  /** Runs the changes in one request (one map epoch), then lists the blocklist; `[]`: only lists it. */
+  readonly changeThenList: (changes: readonly MonCommand[]) => Promise<ListedEntry[]>;
 }
 
 const key = (e: { kind: string; entry: string }): string => `${e.kind} ${e.entry}`;
@@ -49,12 +49,13 @@ export async function renewEntries(lapsing: readonly FenceEntry[], ctx: RenewalC
         `(ceph osd blocklist rm, then add with an expiry of ${ctx.expireSeconds} s), then fence again`,
     );
   }
-  const listed = new Set((await ctx.list()).map(key));
+  const listed = new Set((await ctx.changeThenList([])).map(key));
   const cover = lapsing
     .flatMap((e) => coverFor(e, ctx.maxAddressesPerRange))
     .filter((c) => !listed.has(key(c)));
-  await Promise.all(cover.map((c) => ctx.run(addCommand(c, ctx.dialect, COVER_SECONDS))));
-  const covered = new Set((await ctx.list()).map(key));
+  const add = (e: FenceEntry, seconds: number) => addCommand(e, ctx.dialect, seconds);
+  const remove = (e: FenceEntry) => removeCommand(e, ctx.dialect);
+  const covered = new Set((await ctx.changeThenList(cover.map((c) => add(c, COVER_SECONDS)))).map(key));
   const uncovered = cover.filter((c) => !covered.has(key(c)));
   if (uncovered.length > 0) {
     throw new CephApiError(
@@ -62,11 +63,11 @@ export async function renewEntries(lapsing: readonly FenceEntry[], ctx: RenewalC
       `cover entries for ${ctx.node} not listed (${uncovered.map((c) => c.entry).join(', ')}); nothing was removed`,
     );
   }
-  await Promise.all(lapsing.map((e) => ctx.run(removeCommand(e, ctx.dialect))));
-  await Promise.all(lapsing.map((e) => ctx.run(addCommand(e, ctx.dialect, ctx.expireSeconds))));
-  const renewed = new Set((await ctx.list()).map(key));
+  // Removed first, in a request of their own: an entry added while it still exists keeps its old expiry.
+  await ctx.changeThenList(lapsing.map(remove));
+  const renewed = new Set((await ctx.changeThenList(lapsing.map((e) => add(e, ctx.expireSeconds)))).map(key));
   // Keep the cover unless every renewed entry is listed again: the caller's check will say what is missing.
-  if (lapsing.every((e) => renewed.has(key(e)))) {
-    await Promise.all(cover.map((c) => ctx.run(removeCommand(c, ctx.dialect))));
+  if (cover.length > 0 && lapsing.every((e) => renewed.has(key(e)))) {
+    await ctx.changeThenList(cover.map(remove));
   }
 }
