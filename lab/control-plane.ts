@@ -32,6 +32,8 @@ export const KCM_CONTROLLERS = [
   'persistentvolume-attach-detach-controller',
 ] as const;
 
+export type KcmController = (typeof KCM_CONTROLLERS)[number];
+
 export interface ControlPlane {
   readonly server: string;
   /** etcd's client URL (plain HTTP on loopback), for tools that seed it directly (lab/etcd-seed.ts). */
@@ -50,6 +52,8 @@ interface StartControlPlaneOptions {
   readonly runDir: string;
   readonly pki: LabPki;
   readonly timings: ControlPlaneTimings;
+  /** Controllers of KCM_CONTROLLERS to leave off. @default none */
+  readonly withoutControllers?: readonly KcmController[];
   readonly onStep?: (message: string) => void;
 }
 
@@ -183,7 +187,7 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
         `--cert-dir=${join(runDir, 'kcm-certs')}`,
         '--leader-elect=false',
         '--use-service-account-credentials=false',
-        `--controllers=${KCM_CONTROLLERS.join(',')}`,
+        `--controllers=${KCM_CONTROLLERS.filter((c) => !options.withoutControllers?.includes(c)).join(',')}`,
         '--node-monitor-period=1s',
         `--node-monitor-grace-period=${timings.nodeMonitorGraceSeconds}s`,
         '--node-startup-grace-period=30s',

@@ -20,7 +20,12 @@ import { ensureLabBinaries } from './build/go-binaries.js';
 import { type CephLab, startCephLab } from './ceph/ceph-lab.js';
 import { reapOrphanNetworks } from './ceph/network.js';
 import { RBD_CSI_DRIVER, RbdNodeStager } from './ceph/rbd-node-stager.js';
-import { type ControlPlaneTimings, DEFAULT_TIMINGS, startControlPlane } from './control-plane.js';
+import {
+  type ControlPlaneTimings,
+  DEFAULT_TIMINGS,
+  type KcmController,
+  startControlPlane,
+} from './control-plane.js';
 import { startCsi } from './csi.js';
 import { addPrivateIp } from './ec2-emulator.js';
 import type { Ec2Faults } from './ec2-faults/index.js';
@@ -56,6 +61,11 @@ export interface LabOptions {
   readonly cluster?: string;
   readonly region?: string;
   readonly timings?: Partial<ControlPlaneTimings>;
+  /**
+   * kube-controller-manager controllers to leave off, for a test that writes what a controller would
+   * and must not race it. @default none: every controller the incident needs runs
+   */
+  readonly withoutControllers?: readonly KcmController[];
   /** Extra users of the API server, each in its groups, each with a kubeconfig and audited. @default none */
   readonly identities?: readonly LabIdentity[];
   /** Progress lines while the lab starts (default: none). */
@@ -245,7 +255,14 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     // Stopped with the lab even when another component fails while Ceph is still starting.
     stoppers.push(async () => (await cephStarting?.catch(() => undefined))?.stop());
     const [controlPlane, cloud, cephLab] = await Promise.all([
-      startControlPlane({ binDir, runDir, pki, timings, onStep: step }),
+      startControlPlane({
+        binDir,
+        runDir,
+        pki,
+        timings,
+        withoutControllers: options.withoutControllers,
+        onStep: step,
+      }),
       (provider === 'alibaba'
         ? startAlibabaCloud({ runDir, region })
         : startAwsCloud({ runDir, pidDir, region })
