@@ -159,7 +159,7 @@ export interface ConnectionOptions {
   readonly output: OutputFormat;
   readonly logJson?: boolean;
   readonly debug?: boolean;
-  /** Items per page of Kubernetes lists (`--chunk-size`, as kubectl's); commands without it use 500. */
+  /** Items per page of Kubernetes lists (`--chunk-size`, as kubectl's); without it, KubeCluster's defaults. */
   readonly chunkSize?: number;
 }
 

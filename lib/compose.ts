@@ -36,7 +36,10 @@ export interface FencerConfig {
   readonly metrics?: Metrics;
   /** Who writes the Kubernetes Events, e.g. the Lambda function's name. @default the host name */
   readonly reportingInstance?: string;
-  /** Items per page of every Kubernetes list. @default 500 (as kubectl's `--chunk-size`) */
+  /**
+   * Items per page of every Kubernetes list. @default 500 (as kubectl's `--chunk-size`), and
+   * 2,000 for the VolumeAttachment and PV lists, read in protobuf
+   */
   readonly pageSize?: number;
 }
 

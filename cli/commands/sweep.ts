@@ -105,9 +105,8 @@ export function registerSweep(program: Command): void {
     .option('--max-provider-calls <n>', 'EC2 calls one sweep may make', int('--max-provider-calls'), 50)
     .option(
       '--chunk-size <n>',
-      'objects per page of each Kubernetes list, as kubectl reads them',
+      'objects per page of each Kubernetes list, as kubectl reads them (default: 500, and 2000 for the VolumeAttachments and PVs, read in protobuf)',
       positiveInt,
-      500,
     )
     .option(
       '--max-unhealthy <n>',

@@ -131,9 +131,15 @@ function byUrgency(now: number) {
     notReadyMs(b.node, now) - notReadyMs(a.node, now) || (a.node.name < b.node.name ? -1 : 1);
 }
 
-/** The nodes of an event that hold no VolumeAttachment, for an instance already off. */
+/**
+ * The nodes of an event that hold nothing, for an instance already off. A node whose kubelet last
+ * reported volumes in use holds something without a read (an RBD image may have no attachment left);
+ * the others are looked up in the VolumeAttachments, the one read here that grows with the cluster.
+ * Either way the run that starts checks everything again: this only decides whether to start it.
+ */
 async function holdingNothing(deps: TriggerDeps, nodes: readonly NodeView[]): Promise<Set<string>> {
-  const names = new Set(nodes.map((n) => n.name));
+  const names = new Set(nodes.filter((n) => !n.volumesInUse?.length).map((n) => n.name));
+  if (names.size === 0) return names;
   // Only these nodes' attachments outlive their page: a burst naming many nodes holds no more.
   const vas = await deps.cluster.listVolumeAttachments({ nodeNames: [...names] });
   for (const va of vas) names.delete(va.nodeName);

@@ -1,13 +1,14 @@
 /**
  * Paginated lists for large clusters: each page is mapped to views as soon as it is parsed, so only
- * one raw page is alive at a time and memory grows with the compact views, not with the JSON.
+ * one raw page is alive at a time and memory grows with the compact views, not with the answers.
  */
-import type { ApiClient } from './api/api-client.js';
+import type { ApiCall, ApiClient } from './api/api-client.js';
+import { decodeListPage, PROTOBUF_CONTENT_TYPE, type ProtobufListKind } from './api/protobuf.js';
 import { toKubernetesApiError } from './errors.js';
 
-/** One page of a list, as JSON. */
+/** One page of a list, as JSON, or decoded from protobuf into the same shape. */
 export interface RawPage {
-  readonly items?: readonly unknown[];
+  readonly items?: Iterable<unknown>;
   readonly metadata?: { readonly continue?: string };
 }
 
@@ -31,6 +32,11 @@ export interface ListOptions {
   readonly accept?: string;
   /** Items per page, for representations much smaller than objects. @default the lister's page size */
   readonly pageSize?: number;
+  /**
+   * Ask for Kubernetes' protobuf encoding and decode this list kind's items (JSON still accepted, for a
+   * server or proxy that does not offer it). For the largest lists: see api/protobuf.ts.
+   */
+  readonly protobuf?: ProtobufListKind;
 }
 
 /**
@@ -90,7 +96,7 @@ export class RawLister {
     options: ListOptions = {},
   ): Promise<P> {
     const cached = options.consistency === ReadConsistency.Cached && token === undefined;
-    return this.#api.call<P>({
+    const call = {
       method: 'GET',
       path,
       query: {
@@ -100,6 +106,16 @@ export class RawLister {
         resourceVersion: cached ? '0' : undefined,
       },
       ...(options.accept ? { accept: options.accept } : {}),
-    });
+    } as const;
+    return options.protobuf ? this.#protobufPage<P>(call, options.protobuf) : this.#api.call<P>(call);
+  }
+
+  async #protobufPage<P extends RawPage>(call: ApiCall, kind: ProtobufListKind): Promise<P> {
+    const answer = await this.#api.callRaw({ ...call, accept: `${PROTOBUF_CONTENT_TYPE}, application/json` });
+    return (
+      answer.contentType.startsWith(PROTOBUF_CONTENT_TYPE)
+        ? decodeListPage(kind, answer.body)
+        : JSON.parse(answer.body.toString('utf8'))
+    ) as P;
   }
 }

@@ -57,6 +57,28 @@ describe('the event router', () => {
     expect([...metrics.counts.keys()]).toEqual([expect.stringMatching(/^RunsStarted source=/)]);
   });
 
+  it('starts a run, without listing VolumeAttachments, for a stopped node whose kubelet reported volumes in use', async () => {
+    const w = world();
+    const inUse = 'kubernetes.io/csi/rbd.csi.ceph.com^0001-0009-rook-ceph-0000000000000002-4a1b';
+    w.nodes[1] = node('node-b', `aws:///us-east-1b/${INSTANCE_B}`, { volumesInUse: [inUse] });
+    const fake = fakeDeps(w);
+    let vaLists = 0;
+    const list = fake.deps.cluster.listVolumeAttachments;
+    fake.deps.cluster.listVolumeAttachments = (filter) => {
+      vaLists++;
+      return list(filter);
+    };
+
+    const outcomes = await routeTrigger(
+      fake.deps,
+      SETTINGS,
+      parseEvent(ec2StateChange('stopped', INSTANCE_B)),
+    );
+
+    expect(outcomes).toEqual([expect.objectContaining({ result: 'started', node: 'node-b' })]);
+    expect(vaLists).toBe(0);
+  });
+
   it('names the run from cluster, node and incident, in Step Functions’ alphabet', async () => {
     const { outcomes } = await route(statusCheckAlarm());
 

@@ -1,11 +1,13 @@
 /**
- * JSON over the Kubernetes REST API, on node:http(s): requests and watch streams. The adapter reads
- * a handful of fields of each object, so plain JSON is all it needs from a client; a generated
- * client would add megabytes to every Lambda bundle and deserialise fields nobody reads.
+ * The Kubernetes REST API on node:http(s): JSON requests and watch streams, and raw answers for the
+ * largest lists, read in protobuf (./protobuf.ts). The adapter reads a handful of fields of each
+ * object; a generated client would add megabytes to every Lambda bundle and deserialise fields nobody
+ * reads.
  */
 import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { ApiEndpoint } from './endpoint.js';
+import { decodeStatus, PROTOBUF_CONTENT_TYPE } from './protobuf.js';
 
 /** A non-2xx answer: its status, and the body (a `Status` object in JSON, as a rule). */
 export class ApiStatusError extends Error {
@@ -72,6 +74,22 @@ export class ApiClient {
    * are judged on it, so no writer's clock, fast or slow, can expire another writer's claim.
    */
   async exchange<T>(call: ApiCall): Promise<{ readonly body: T; readonly serverTime: Date | undefined }> {
+    const answer = await this.#roundTrip(call);
+    return { body: JSON.parse(answer.body.toString('utf8')) as T, serverTime: answer.serverTime };
+  }
+
+  /**
+   * Like {@link call}, for a representation that may be binary: the body's bytes and its
+   * `Content-Type`. A protobuf error answer is decoded into the JSON `Status` it stands for.
+   */
+  async callRaw(call: ApiCall): Promise<{ readonly body: Buffer; readonly contentType: string }> {
+    const answer = await this.#roundTrip(call);
+    return { body: answer.body, contentType: answer.contentType };
+  }
+
+  async #roundTrip(
+    call: ApiCall,
+  ): Promise<{ body: Buffer; contentType: string; serverTime: Date | undefined }> {
     const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
     let response: IncomingMessage;
     try {
@@ -80,12 +98,16 @@ export class ApiClient {
       if (!(error instanceof StaleConnectionError)) throw error;
       response = await this.#send(call, payload);
     }
-    const text = await readBody(response);
+    const body = await readBody(response);
     const status = response.statusCode ?? 0;
+    const contentType = response.headers['content-type'] ?? '';
     const date = response.headers.date ? new Date(response.headers.date) : undefined;
     const serverTime = date && !Number.isNaN(date.getTime()) ? date : undefined;
-    if (status < 200 || status > 299) throw new ApiStatusError(status, text, serverTime);
-    return { body: JSON.parse(text) as T, serverTime };
+    if (status < 200 || status > 299) {
+      const text = contentType.startsWith(PROTOBUF_CONTENT_TYPE) ? statusText(body) : body.toString('utf8');
+      throw new ApiStatusError(status, text, serverTime);
+    }
+    return { body, contentType, serverTime };
   }
 
   async #send(call: ApiCall, payload: string | undefined): Promise<IncomingMessage> {
@@ -132,7 +154,7 @@ export class ApiClient {
     request.once('response', (response) => {
       const status = response.statusCode ?? 0;
       if (status !== 200) {
-        readBody(response).then((text) => close(new ApiStatusError(status, text)), close);
+        readBody(response).then((body) => close(new ApiStatusError(status, body.toString('utf8'))), close);
         return;
       }
       let buffered = '';
@@ -187,9 +209,17 @@ export class ApiClient {
   }
 }
 
-async function readBody(response: IncomingMessage): Promise<string> {
-  response.setEncoding('utf8');
-  let text = '';
-  for await (const chunk of response) text += chunk as string;
-  return text;
+async function readBody(response: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** A protobuf `Status` as JSON text; bytes that do not decode are kept as they came. */
+function statusText(body: Buffer): string {
+  try {
+    return decodeStatus(body);
+  } catch {
+    return body.toString('utf8');
+  }
 }
