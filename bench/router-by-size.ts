@@ -4,7 +4,10 @@
  * warm Lambda keeps it), 95 % for instances no node runs on, 5 % for Ready nodes' instances, against
  * in-memory clusters of each size that count the objects each read would return from the API server
  * (a VolumeAttachment list returns every attachment, filtered page by page: 25 per node here, the
- * envelope's ratio). Prints, per size, reads and objects per event and the time per event.
+ * envelope's ratio). The nodes are as kubelets register them by default (attached for by the
+ * attach-detach controller, which records their volumes in their status), or, second, attached for by
+ * their own kubelet and reporting no volume in use, the one case the router lists VolumeAttachments
+ * for. Prints, per size, reads and objects per event and the time per event.
  */
 
 import { NodeIndex } from '../lib/app/node-index.js';
@@ -23,11 +26,38 @@ interface Tally {
   objects: number;
 }
 
-/** Trigger deps over a cluster of `size` Ready nodes whose reads are counted in `tally`. */
-function countedDeps(size: number, tally: Tally, clock: { now: () => Date }): TriggerDeps {
-  const nodes: NodeView[] = Array.from({ length: size }, (_, i) =>
-    node(`node-${i}`, `aws:///us-east-1a/${instanceIdOf(i)}`, { ready: 'True' }),
+/** How the nodes' volumes are attached: by the attach-detach controller (the default) or their kubelet. */
+type Attacher = 'controller' | 'kubelet';
+
+/**
+ * A Ready node holding VAS_PER_NODE disks, its status as the attach-detach controller and its kubelet
+ * leave it; or, the router's worst case, attached for by its kubelet with no volume reported in use.
+ */
+const readyNode = (i: number, attacher: Attacher): NodeView => {
+  const disks = Array.from(
+    { length: VAS_PER_NODE },
+    (_, d) => `kubernetes.io/csi/ebs.csi.aws.com^vol-${i}-${d}`,
   );
+  return node(`node-${i}`, `aws:///us-east-1a/${instanceIdOf(i)}`, {
+    ready: 'True',
+    ...(attacher === 'controller'
+      ? {
+          volumesInUse: disks,
+          volumesAttached: disks,
+          annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
+        }
+      : {}),
+  });
+};
+
+/** Trigger deps over a cluster of `size` Ready nodes whose reads are counted in `tally`. */
+function countedDeps(
+  size: number,
+  attacher: Attacher,
+  tally: Tally,
+  clock: { now: () => Date },
+): TriggerDeps {
+  const nodes: NodeView[] = Array.from({ length: size }, (_, i) => readyNode(i, attacher));
   const byName = new Map(nodes.map((n) => [n.name, n]));
   const base = fakeDeps({ nodes }, new FakeWorkflow()).deps;
   const read = <T>(objects: number, value: T): T => {
@@ -72,12 +102,15 @@ function countedDeps(size: number, tally: Tally, clock: { now: () => Date }): Tr
 }
 
 /** Routes the burst against a cluster of `size` nodes and prints one line. */
-export async function routeBurst(size: number, settings: TriggerSettings): Promise<void> {
+export async function routeBurst(size: number, attacher: Attacher, settings: TriggerSettings): Promise<void> {
   let t = Date.parse('2026-02-02T17:00:00Z');
   const clock = { now: () => new Date(t) };
   const strangers: Tally = { reads: 0, objects: 0 };
   const named: Tally = { reads: 0, objects: 0 };
-  const deps = { strangers: countedDeps(size, strangers, clock), named: countedDeps(size, named, clock) };
+  const deps = {
+    strangers: countedDeps(size, attacher, strangers, clock),
+    named: countedDeps(size, attacher, named, clock),
+  };
   const ms: number[] = [];
   let nodeEvents = 0;
   for (let e = 0; e < EVENTS; e++) {
@@ -112,5 +145,12 @@ export async function routerBySize(sizes: readonly number[], cap: number): Promi
     `\nEC2 state changes, ${EVENTS} events 300 ms apart through one runtime (node index kept ${30} s), ` +
       `1 in 20 for a Ready node's instance; objects = what the reads return (${VAS_PER_NODE} VolumeAttachments per node):`,
   );
-  for (const size of sizes) await routeBurst(size, settings);
+  for (const attacher of ['controller', 'kubelet'] as const) {
+    console.log(
+      attacher === 'controller'
+        ? '  nodes attached for by the attach-detach controller (the default), their volumes in their status:'
+        : '  nodes attached for by their kubelet, none reported in use (the router lists VolumeAttachments):',
+    );
+    for (const size of sizes) await routeBurst(size, attacher, settings);
+  }
 }

@@ -131,17 +131,30 @@ function byUrgency(now: number) {
     notReadyMs(b.node, now) - notReadyMs(a.node, now) || (a.node.name < b.node.name ? -1 : 1);
 }
 
+/** Set by the kubelet when the attach-detach controller attaches the node's volumes (the default). */
+const CONTROLLER_MANAGED_ATTACH = 'volumes.kubernetes.io/controller-managed-attach-detach';
+
+/** Whether the node's status names volumes: the kubelet's last report, or the attach-detach controller's. */
+const reportsVolumes = (node: NodeView): boolean =>
+  Boolean(node.volumesInUse?.length || node.volumesAttached?.length);
+
 /**
- * The nodes of an event that hold nothing, for an instance already off. A node whose kubelet last
- * reported volumes in use holds something without a read (an RBD image may have no attachment left);
- * the others are looked up in the VolumeAttachments, the one read here that grows with the cluster.
- * Either way the run that starts checks everything again: this only decides whether to start it.
+ * The nodes of an event that hold nothing, for an instance already off, read from the Node first: a
+ * node whose status names volumes in use or attached holds something (an RBD image may have no
+ * attachment left), and a node whose volumes the attach-detach controller attaches holds none when
+ * its status names none, since the controller records every attachment there. Only the other nodes
+ * (attached by their kubelet) are looked up in the VolumeAttachments, the one read here that grows
+ * with the cluster. Either way the run that starts checks everything again: this only decides whether
+ * to start it, and a node missed here (an attachment the controller had not recorded yet when the
+ * instance stopped) is the health check's once it has been NotReady past its threshold.
  */
 async function holdingNothing(deps: TriggerDeps, nodes: readonly NodeView[]): Promise<Set<string>> {
-  const names = new Set(nodes.filter((n) => !n.volumesInUse?.length).map((n) => n.name));
-  if (names.size === 0) return names;
+  const silent = nodes.filter((n) => !reportsVolumes(n));
+  const names = new Set(silent.map((n) => n.name));
+  const unrecorded = silent.filter((n) => n.annotations[CONTROLLER_MANAGED_ATTACH] !== 'true');
+  if (unrecorded.length === 0) return names;
   // Only these nodes' attachments outlive their page: a burst naming many nodes holds no more.
-  const vas = await deps.cluster.listVolumeAttachments({ nodeNames: [...names] });
+  const vas = await deps.cluster.listVolumeAttachments({ nodeNames: unrecorded.map((n) => n.name) });
   for (const va of vas) names.delete(va.nodeName);
   return names;
 }

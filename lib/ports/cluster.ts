@@ -35,6 +35,11 @@ export interface NodeView extends SweepNode {
    * kubelet last reported mounted. A silent kubelet's last report stays.
    */
   readonly volumesInUse?: readonly string[];
+  /**
+   * status.volumesAttached: the unique names of the volumes the attach-detach controller attached to
+   * the node, written by it (only for nodes annotated `volumes.kubernetes.io/controller-managed-attach-detach`).
+   */
+  readonly volumesAttached?: readonly string[];
   readonly taints: readonly Taint[];
 }
 

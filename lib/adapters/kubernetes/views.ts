@@ -42,6 +42,9 @@ export const toNodeView = (node: V1Node): NodeView => {
     addresses: (node.status?.addresses ?? []).map((a) => ({ type: a.type, address: a.address })),
     ...(node.status?.nodeInfo?.bootID ? { bootId: node.status.nodeInfo.bootID } : {}),
     ...(node.status?.volumesInUse?.length ? { volumesInUse: [...node.status.volumesInUse] } : {}),
+    ...(node.status?.volumesAttached?.length
+      ? { volumesAttached: node.status.volumesAttached.map((v) => v.name) }
+      : {}),
     providerId: node.spec?.providerID || undefined,
     unschedulable: node.spec?.unschedulable === true,
     labels: { ...node.metadata?.labels },

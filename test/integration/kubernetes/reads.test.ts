@@ -120,6 +120,23 @@ describe('pods, VolumeAttachments and PersistentVolumes', () => {
     expect(all.map((va) => va.name)).toContain(onA[0]?.name);
   });
 
+  it('reads the volumes the attach-detach controller recorded on the node, and the kubelet reported in use', async () => {
+    // The lab's kubelets leave attaching to kube-controller-manager, as kubelets do by default.
+    const unique = `kubernetes.io/csi/${LAB_CSI_DRIVER}^${app.volumeId}`;
+
+    const nodeA = await eventually('node-a reporting its volume attached and in use', async () => {
+      const node = await cluster.getNode('node-a');
+      return node?.volumesAttached?.includes(unique) && node.volumesInUse?.includes(unique)
+        ? node
+        : undefined;
+    });
+
+    expect(nodeA.annotations).toMatchObject({
+      'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
+    });
+    expect((await cluster.getNode('node-b'))?.volumesAttached).toBeUndefined();
+  });
+
   it('lists PersistentVolumes with driver, handle, claim and zone', async () => {
     // Act
     const pvs = await new KubeCluster(lab.endpoint, { pageSize: 1 }).listPersistentVolumes();

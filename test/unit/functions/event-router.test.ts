@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { routeTrigger, type TriggerSettings } from '../../../lib/app/triggers.js';
 import { parseEvent } from '../../../lib/config/events.js';
+import type { NodeView } from '../../../lib/ports/cluster.js';
 import {
   ec2StateChange,
   healthIssue,
@@ -57,10 +58,13 @@ describe('the event router', () => {
     expect([...metrics.counts.keys()]).toEqual([expect.stringMatching(/^RunsStarted source=/)]);
   });
 
-  it('starts a run, without listing VolumeAttachments, for a stopped node whose kubelet reported volumes in use', async () => {
-    const w = world();
-    const inUse = 'kubernetes.io/csi/rbd.csi.ceph.com^0001-0009-rook-ceph-0000000000000002-4a1b';
-    w.nodes[1] = node('node-b', `aws:///us-east-1b/${INSTANCE_B}`, { volumesInUse: [inUse] });
+  const RBD_IMAGE = 'kubernetes.io/csi/rbd.csi.ceph.com^0001-0009-rook-ceph-0000000000000002-4a1b';
+  const EBS_DISK = 'kubernetes.io/csi/ebs.csi.aws.com^vol-0123456789abcdef0';
+  const ADC = { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' };
+
+  /** The router on `w` with node-b replaced by `nodeB`, counting its VolumeAttachment lists. */
+  const routeStopOfB = async (nodeB: Partial<NodeView>, w = world()) => {
+    w.nodes[1] = node('node-b', `aws:///us-east-1b/${INSTANCE_B}`, nodeB);
     const fake = fakeDeps(w);
     let vaLists = 0;
     const list = fake.deps.cluster.listVolumeAttachments;
@@ -68,15 +72,53 @@ describe('the event router', () => {
       vaLists++;
       return list(filter);
     };
-
     const outcomes = await routeTrigger(
       fake.deps,
       SETTINGS,
       parseEvent(ec2StateChange('stopped', INSTANCE_B)),
     );
+    return { outcomes, vaLists };
+  };
+
+  it.each([
+    ['its kubelet reported an RBD image in use', { volumesInUse: [RBD_IMAGE] }],
+    ['its kubelet reported a disk in use', { volumesInUse: [EBS_DISK] }],
+    [
+      'the attach-detach controller recorded a disk attached',
+      { volumesAttached: [EBS_DISK], annotations: ADC },
+    ],
+  ])(
+    'starts a run for a stopped node whose status says %s, without listing VolumeAttachments',
+    async (_, nodeB) => {
+      const { outcomes, vaLists } = await routeStopOfB(nodeB);
+
+      expect(outcomes).toEqual([expect.objectContaining({ result: 'started', node: 'node-b' })]);
+      expect(vaLists).toBe(0);
+    },
+  );
+
+  it("trusts the attach-detach controller's empty record of a node it attaches for, without listing VolumeAttachments", async () => {
+    // A VolumeAttachment the controller has not recorded on the Node yet is not looked for: the
+    // health check takes that node once it is NotReady past its threshold.
+    const w = world();
+    const { outcomes, vaLists } = await routeStopOfB(
+      { annotations: ADC },
+      { ...w, vas: [...(w.vas ?? []), va('node-b', 'pv-unrecorded')] },
+    );
+
+    expect(outcomes).toEqual([expect.objectContaining({ result: 'rejected', reason: 'NothingToRelease' })]);
+    expect(vaLists).toBe(0);
+  });
+
+  it('lists VolumeAttachments for a stopped node its kubelet attaches for, and starts a run when one names it', async () => {
+    const w = world();
+    const { outcomes, vaLists } = await routeStopOfB(
+      {},
+      { ...w, vas: [...(w.vas ?? []), va('node-b', 'pv-b')] },
+    );
 
     expect(outcomes).toEqual([expect.objectContaining({ result: 'started', node: 'node-b' })]);
-    expect(vaLists).toBe(0);
+    expect(vaLists).toBe(1);
   });
 
   it('names the run from cluster, node and incident, in Step Functions’ alphabet', async () => {

@@ -124,6 +124,15 @@ describe('toNodeView', () => {
     expect(toNodeView(aNode({ status: { volumesInUse: [rbd] } })).volumesInUse).toEqual([rbd]);
     expect(toNodeView(aNode({ status: { volumesInUse: [] } }))).not.toHaveProperty('volumesInUse');
   });
+
+  it('keeps the names of the volumes the attach-detach controller recorded attached, and omits none', () => {
+    const ebs = 'kubernetes.io/csi/ebs.csi.aws.com^vol-0123456789abcdef0';
+
+    expect(
+      toNodeView(aNode({ status: { volumesAttached: [{ name: ebs, devicePath: '' }] } })).volumesAttached,
+    ).toEqual([ebs]);
+    expect(toNodeView(aNode({ status: { volumesAttached: [] } }))).not.toHaveProperty('volumesAttached');
+  });
 });
 
 describe('toLeaseView', () => {
