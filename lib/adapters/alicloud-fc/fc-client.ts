@@ -1,5 +1,4 @@
 import { $OpenApiUtil } from '@alicloud/openapi-core';
-import { type OpenApiTarget, parseOpenApiEndpoint } from '../alicloud-openapi/endpoint.js';
 import { FcConfigError } from './errors.js';
 import { FcClientClass } from './sdk.js';
 
@@ -28,9 +27,10 @@ export interface FcClientProps {
   readonly readTimeoutMs?: number;
 }
 
-const splitEndpoint = (endpoint: string): OpenApiTarget => {
-  const target = parseOpenApiEndpoint(endpoint);
-  if (target) return target;
+const splitEndpoint = (endpoint: string): { host: string; protocol: 'http' | 'https' } => {
+  const match = /^(https?):\/\/([^/]+)\/?$/.exec(endpoint);
+  if (match) return { protocol: match[1] as 'http' | 'https', host: match[2] ?? '' };
+  if (/^[A-Za-z0-9.-]+(?::\d+)?$/.test(endpoint)) return { protocol: 'https', host: endpoint };
   throw new FcConfigError(
     `Function Compute endpoint ${JSON.stringify(endpoint)} is neither host[:port] nor a URL`,
   );

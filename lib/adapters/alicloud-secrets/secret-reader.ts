@@ -7,7 +7,6 @@
 import * as OpenApiCore from '@alicloud/openapi-core';
 import { $OpenApiUtil, OpenApiUtil } from '@alicloud/openapi-core';
 import { ProviderApiError, ValidationError } from '../../domain/errors.js';
-import { parseOpenApiEndpoint } from '../alicloud-openapi/endpoint.js';
 
 type OpenApiClass = typeof OpenApiCore.default.default;
 const exported: unknown = OpenApiCore.default;
@@ -42,8 +41,9 @@ const SERVICES = {
 
 const target = (props: SecretReaderProps, kind: SecretSource['kind']) => {
   const endpoint = props.endpoint ?? `${SERVICES[kind].host}.${props.region}.aliyuncs.com`;
-  const parsed = parseOpenApiEndpoint(endpoint);
-  if (parsed) return parsed;
+  const url = /^(https?):\/\/([^/]+)\/?$/.exec(endpoint);
+  if (url) return { protocol: url[1] as string, host: url[2] as string };
+  if (/^[A-Za-z0-9.-]+(?::\d+)?$/.test(endpoint)) return { protocol: 'https', host: endpoint };
   throw new ValidationError(`secret endpoint ${JSON.stringify(endpoint)} is neither host[:port] nor a URL`);
 };
 
