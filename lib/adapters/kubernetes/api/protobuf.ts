@@ -134,10 +134,15 @@ interface PlainTime {
   readonly seconds?: number;
 }
 
-/** `metav1.Time` as its JSON form: RFC 3339, whole seconds, UTC. */
+/**
+ * `metav1.Time` as its JSON form: RFC 3339, whole seconds, UTC. A zero time, which JSON writes as
+ * `null`, comes as an empty message (a field that is not a pointer is always written): it is no time
+ * at all, as apimachinery's own `Time.Unmarshal` reads it, never 1970.
+ */
 const rfc3339 = (time: unknown): string | undefined => {
   if (!time || typeof time !== 'object') return undefined;
-  const seconds = (time as PlainTime).seconds ?? 0;
+  const seconds = (time as PlainTime).seconds;
+  if (seconds === undefined) return undefined;
   return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 };
 

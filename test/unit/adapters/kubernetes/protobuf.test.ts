@@ -142,6 +142,38 @@ describe('decodeListPage', () => {
     ]);
   });
 
+  it('reads a zero time (an empty Time message, which JSON writes as null) as no time, never as 1970', () => {
+    // VolumeError.time is not a pointer, so the API server writes it even when it is zero: as an empty
+    // message, since metav1.Time marshals a zero time to no bytes.
+    const page = decodeListPage(
+      'VolumeAttachmentList',
+      answer([
+        [
+          2,
+          [
+            [1, [[1, 'csi-0a1d']]],
+            [
+              3,
+              [
+                [
+                  3,
+                  [
+                    [1, new Uint8Array()],
+                    [2, 'rpc error: timed out'],
+                  ],
+                ],
+              ],
+            ],
+          ],
+        ],
+      ]),
+    );
+
+    const [item] = [...page.items] as { status: { attachError: { time?: string; message: string } } }[];
+    expect(item?.status.attachError.message).toBe('rpc error: timed out');
+    expect(item?.status.attachError.time).toBeUndefined();
+  });
+
   it('finds the list metadata wherever it comes, and a last page has no token', () => {
     const page = decodeListPage(
       'VolumeAttachmentList',
