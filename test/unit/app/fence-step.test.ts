@@ -7,8 +7,9 @@ import { describe, expect, it } from 'vitest';
 import type { FencerDeps } from '../../../lib/app/deps.js';
 import { type FenceStepState, fenceStep } from '../../../lib/app/fence-step.js';
 import { DEFAULT_LIMITS, type FenceRequest, startRun } from '../../../lib/domain/index.js';
+import { ClaimTtlSeconds, PollSeconds } from '../../../lib/domain/timing.js';
 import { InMemoryMetrics } from '../../../lib/observability/index.js';
-import type { Cluster, LeaseView, NodeEvent, NodeView } from '../../../lib/ports/cluster.js';
+import type { ClaimResult, Cluster, LeaseView, NodeEvent, NodeView } from '../../../lib/ports/cluster.js';
 import type {
   ComputeFencer,
   InstanceInspection,
@@ -39,6 +40,8 @@ interface Fakes {
   readonly deps: FencerDeps;
   readonly events: NodeEvent[];
   readonly calls: string[];
+  readonly claims: { node: string; runId: string; ttlSeconds: number }[];
+  readonly reads: string[];
   readonly metrics: InMemoryMetrics;
   readonly logs: { level: string; message: string }[];
 }
@@ -51,17 +54,27 @@ interface FakeOptions {
   readonly inspect?: () => Promise<InstanceInspection>;
   /** Listing the node's VolumeAttachments fails with this. */
   readonly listError?: Error;
+  /** What claiming the right to fence answers; granted by default. */
+  readonly claim?: ClaimResult;
+  /** The fencer's clock; NOW by default. */
+  readonly now?: Date;
 }
 
 function fakes(options: FakeOptions = {}): Fakes {
   const events: NodeEvent[] = [];
   const calls: string[] = [];
+  const claims: { node: string; runId: string; ttlSeconds: number }[] = [];
+  /** Reads of the Node object and of the machine's disks, in order. */
+  const reads: string[] = [];
   const logs: { level: string; message: string }[] = [];
   let leaseReads = 0;
   const leases = options.leases ?? [ago(600)];
   const node = options.node === undefined ? deadNode() : options.node;
   const cluster: Partial<Cluster> = {
-    getNode: async () => node,
+    getNode: async () => {
+      reads.push('getNode');
+      return node;
+    },
     getNodeLease: async (): Promise<LeaseView | null> => {
       const renewTime = leases[Math.min(leaseReads++, leases.length - 1)] ?? null;
       return renewTime === null ? null : { renewTime };
@@ -78,9 +91,14 @@ function fakes(options: FakeOptions = {}): Fakes {
       if (options.listError) throw options.listError;
       return [];
     },
-    claimFencing: async () => {
+    claimFencing: async (node, runId, claimOptions) => {
       calls.push('claimFencing');
-      return { granted: true, inFlight: ['node-a'] };
+      claims.push({ node, runId, ttlSeconds: claimOptions.ttlSeconds });
+      return options.claim ?? { granted: true, inFlight: ['node-a'] };
+    },
+    addTaint: async () => {
+      calls.push('addTaint');
+      return 'added';
     },
     releaseFencing: async () => {
       calls.push('releaseFencing');
@@ -103,6 +121,10 @@ function fakes(options: FakeOptions = {}): Fakes {
     provider: 'aws',
     parseProviderId: () => ({ provider: 'aws', instanceId: INSTANCE, zone: 'us-east-1a' }),
     inspect: options.inspect ?? (async () => inspection),
+    attachedDisks: async () => {
+      reads.push('attachedDisks');
+      return [];
+    },
     powerOff: async (_, opts) => {
       calls.push(`powerOff${opts.dryRun ? ' (dry run)' : ''}`);
       return options.powerOff ?? { kind: 'requested', action: 'stop', previousState: 'stopped' };
@@ -112,7 +134,7 @@ function fakes(options: FakeOptions = {}): Fakes {
   const deps: FencerDeps = {
     cluster: cluster as Cluster,
     compute: { forProviderId: (id) => (id.startsWith('aws://') ? (fencer as ComputeFencer) : null) },
-    clock: { now: () => NOW },
+    clock: { now: () => options.now ?? NOW },
     log: {
       info: (message) => logs.push({ level: 'info', message }),
       warn: (message) => logs.push({ level: 'warn', message }),
@@ -120,7 +142,7 @@ function fakes(options: FakeOptions = {}): Fakes {
     },
     metrics,
   };
-  return { deps, events, calls, metrics, logs };
+  return { deps, events, calls, claims, reads, metrics, logs };
 }
 
 const request = (overrides: Partial<FenceRequest> = {}): FenceRequest => ({
@@ -221,5 +243,174 @@ describe('a fence step', () => {
     const next = await fenceStep(deps, firstStep());
     expect(calls).toEqual([]);
     expect(next.decision).toMatchObject({ outcome: 'in-progress', reason: 'ProviderApiError', action: null });
+  });
+});
+
+describe('a fence step and the claim on the right to fence', () => {
+  it('claims the node for its run, with the workflow’s TTL unless the runner says otherwise', async () => {
+    const workflow = fakes();
+    await fenceStep(workflow.deps, firstStep());
+    expect(workflow.claims).toEqual([
+      { node: 'node-a', runId: 'run-1', ttlSeconds: ClaimTtlSeconds.Workflow },
+    ]);
+
+    const inProcess = fakes();
+    await fenceStep(inProcess.deps, firstStep(), { claimTtlSeconds: ClaimTtlSeconds.InProcess });
+    expect(inProcess.claims).toEqual([
+      { node: 'node-a', runId: 'run-1', ttlSeconds: ClaimTtlSeconds.InProcess },
+    ]);
+  });
+
+  it('refuses, powering nothing off, when the in-flight limit is reached as it would commit', async () => {
+    const { deps, calls, events } = fakes({
+      claim: { granted: false, reason: 'in-flight-limit', inFlight: ['node-b', 'node-c'] },
+    });
+    const next = await fenceStep(deps, firstStep());
+
+    expect(calls).toEqual(['claimFencing']);
+    expect(next.decision).toMatchObject({
+      phase: 'Refused',
+      done: true,
+      outcome: 'refused',
+      reason: 'TooManyInFlight',
+      waitSeconds: 0,
+      rule: 'fencing-claim',
+      action: null,
+    });
+    expect(next.decision?.message).toMatch(/\(in flight: node-b, node-c\)$/);
+    expect(next.history.steps.at(-1)).toMatchObject({ phase: 'Refused', reason: 'TooManyInFlight' });
+    expect(events).toMatchObject([{ type: 'Warning', reason: 'FencingRefused' }]);
+  });
+
+  it('waits, keeping its history, while another run holds the node', async () => {
+    const { deps, calls } = fakes({ claim: { granted: false, reason: 'claimed-by-other', holder: 'run-9' } });
+    const state = firstStep();
+    const next = await fenceStep(deps, state);
+
+    expect(calls).toEqual(['claimFencing']);
+    expect(next.decision).toMatchObject({
+      phase: 'Assess',
+      done: false,
+      outcome: 'in-progress',
+      reason: 'AlreadyInProgress',
+      waitSeconds: 5,
+      action: null,
+    });
+    expect(next.decision?.message).toMatch(/\(run run-9\)$/);
+    // How long the step took, not a clock reading: whatever the machine's speed, far less than a day.
+    expect(next.decision?.tookMs).toBeGreaterThanOrEqual(0);
+    expect(next.decision?.tookMs).toBeLessThan(86_400_000);
+    expect(next.history).toBe(state.history);
+  });
+
+  it('waits in its own phase, never refusing, when it loses the slot after it committed', async () => {
+    const { deps, calls } = fakes({
+      claim: { granted: false, reason: 'in-flight-limit', inFlight: ['node-b'] },
+    });
+    // First step with the claim granted: the run commits and powers off.
+    const granted = fakes();
+    const committed = await fenceStep(granted.deps, firstStep());
+    expect(committed.history.decidedToFenceAt).not.toBeNull();
+
+    const next = await fenceStep(deps, committed);
+    expect(calls).toEqual(['claimFencing']);
+    expect(next.decision).toMatchObject({
+      phase: committed.history.steps.at(-1)?.phase,
+      done: false,
+      outcome: 'in-progress',
+      reason: 'TooManyInFlight',
+    });
+    expect(next.history).toBe(committed.history);
+  });
+});
+
+describe('a fence step and the run checkpoint', () => {
+  it('hands the runner the committed state right before a real power-off', async () => {
+    const { deps, calls } = fakes();
+    const seen: FenceStepState[] = [];
+    await fenceStep(deps, firstStep(), {
+      beforeAction: async (state) => {
+        calls.push('checkpoint');
+        seen.push(state);
+      },
+    });
+    expect(calls).toEqual(['claimFencing', 'checkpoint', 'powerOff']);
+    expect(seen[0]?.history.decidedToFenceAt).not.toBeNull();
+    expect(seen[0]?.decision).toBeNull();
+  });
+
+  it('writes no checkpoint for a provider dry run, nor when a step has nothing to do', async () => {
+    const dry = fakes({ powerOff: { kind: 'dry-run', action: 'stop', wouldSucceed: true, detail: 'ok' } });
+    let checkpoints = 0;
+    const count = { beforeAction: async () => void checkpoints++ };
+    await fenceStep(dry.deps, firstStep({ dryRun: true }), count);
+    const live = fakes({ leases: [ago(2)] });
+    await fenceStep(live.deps, firstStep(), count);
+    expect(checkpoints).toBe(0);
+  });
+
+  it('fails the run (it had committed) when the provider will not stop the machine on a later attempt', async () => {
+    const granted = fakes({ powerOff: { kind: 'requested', action: 'stop', previousState: 'running' } });
+    const committed = await fenceStep(granted.deps, firstStep());
+    // The stop was not acted on: past the retry interval the step asks again, and now it is refused.
+    const stubborn = fakes({
+      powerOff: { kind: 'not-stoppable', detail: 'stop protection is on' },
+      now: new Date(NOW.getTime() + (PollSeconds.PowerOffRetry + 1) * 1000),
+    });
+    const next = await fenceStep(stubborn.deps, committed);
+
+    expect(stubborn.calls).toEqual(['claimFencing', 'powerOff', 'releaseFencing']);
+    expect(next.decision).toMatchObject({
+      phase: 'Failed',
+      done: true,
+      reason: 'InstanceNotStoppable',
+      waitSeconds: 0,
+    });
+    expect(next.decision?.message).toContain('stop protection is on');
+    expect(next.history.steps.at(-1)).toMatchObject({ phase: 'Failed', reason: 'InstanceNotStoppable' });
+  });
+});
+
+describe('what a fence step reads', () => {
+  it('reads the node again right before a real action, and only then', async () => {
+    const acting = fakes();
+    await fenceStep(acting.deps, firstStep());
+    expect(acting.reads).toEqual(['getNode', 'getNode']);
+
+    // A provider dry run changes nothing: no second look is needed.
+    const dry = fakes({ powerOff: { kind: 'dry-run', action: 'stop', wouldSucceed: true, detail: 'ok' } });
+    await fenceStep(dry.deps, firstStep({ dryRun: true }));
+    expect(dry.reads).toEqual(['getNode']);
+
+    // A live node: nothing to do, nothing to read again.
+    const live = fakes({ leases: [ago(2)] });
+    await fenceStep(live.deps, firstStep());
+    expect(live.reads).toEqual(['getNode']);
+  });
+
+  it('asks the provider for the machine’s disks only once the run holds a proof of off', async () => {
+    const first = fakes();
+    const committed = await fenceStep(first.deps, firstStep());
+    expect(first.reads).not.toContain('attachedDisks');
+
+    const later = new Date(NOW.getTime() + 5_000);
+    const stopped = async (): Promise<InstanceInspection> => ({
+      ownership: { owned: true, evidence: 'tag kubernetes.io/cluster/lab=owned' },
+      power: {
+        instanceId: INSTANCE,
+        state: 'stopped',
+        providerState: 'stopped',
+        observedAt: later.toISOString(),
+      },
+      identity: { instanceId: INSTANCE, privateIps: ['10.0.0.5'], hostnames: [] },
+    });
+    const proving = fakes({ inspect: stopped, now: later });
+    const proven = await fenceStep(proving.deps, committed);
+    expect(proving.reads).not.toContain('attachedDisks');
+    expect(proven.history.proofOfOff).not.toBeNull();
+
+    const draining = fakes({ inspect: stopped, now: later });
+    await fenceStep(draining.deps, proven);
+    expect(draining.reads).toContain('attachedDisks');
   });
 });
