@@ -15,6 +15,7 @@ import type {
   InstanceInspection,
   PowerOffOutcome,
 } from '../../../lib/ports/compute-fencer.js';
+import { inspectionOf } from './support/ports.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const INSTANCE = 'i-0123456789abcdef0';
@@ -107,16 +108,7 @@ function fakes(options: FakeOptions = {}): Fakes {
       events.push(event);
     },
   };
-  const inspection: InstanceInspection = {
-    ownership: { owned: true, evidence: 'tag kubernetes.io/cluster/lab=owned' },
-    power: {
-      instanceId: INSTANCE,
-      state: 'running',
-      providerState: 'running',
-      observedAt: NOW.toISOString(),
-    },
-    identity: { instanceId: INSTANCE, privateIps: ['10.0.0.5'], hostnames: [] },
-  };
+  const inspection = inspectionOf(INSTANCE, NOW.toISOString());
   const fencer: Partial<ComputeFencer> = {
     provider: 'aws',
     parseProviderId: () => ({ provider: 'aws', instanceId: INSTANCE, zone: 'us-east-1a' }),
@@ -394,16 +386,8 @@ describe('what a fence step reads', () => {
     expect(first.reads).not.toContain('attachedDisks');
 
     const later = new Date(NOW.getTime() + 5_000);
-    const stopped = async (): Promise<InstanceInspection> => ({
-      ownership: { owned: true, evidence: 'tag kubernetes.io/cluster/lab=owned' },
-      power: {
-        instanceId: INSTANCE,
-        state: 'stopped',
-        providerState: 'stopped',
-        observedAt: later.toISOString(),
-      },
-      identity: { instanceId: INSTANCE, privateIps: ['10.0.0.5'], hostnames: [] },
-    });
+    const stopped = async () =>
+      inspectionOf(INSTANCE, later.toISOString(), { state: 'stopped', providerState: 'stopped' });
     const proving = fakes({ inspect: stopped, now: later });
     const proven = await fenceStep(proving.deps, committed);
     expect(proving.reads).not.toContain('attachedDisks');

@@ -19,7 +19,8 @@ import type {
   VolumeAttachmentView,
 } from '../../../lib/ports/cluster.js';
 import type { ComputeFencer, InstanceInspection } from '../../../lib/ports/compute-fencer.js';
-import type { StorageFencer, StorageFenceTarget } from '../../../lib/ports/storage-fencer.js';
+import type { StorageFenceTarget } from '../../../lib/ports/storage-fencer.js';
+import { inspectionOf, recordingCephFencer } from './support/ports.js';
 
 const READ_AT = '2026-11-29T10:05:00.000Z';
 const INSTANCE = 'i-0123456789abcdef0';
@@ -53,11 +54,7 @@ function awsFencer(inspect: () => Promise<InstanceInspection>): ComputeFencer {
   } as unknown as ComputeFencer;
 }
 
-const INSPECTION: InstanceInspection = {
-  ownership: { owned: true, evidence: 'tag kubernetes.io/cluster/lab=owned' },
-  power: { instanceId: INSTANCE, state: 'running', providerState: 'running', observedAt: READ_AT },
-  identity: { instanceId: INSTANCE, privateIps: ['10.0.1.23'], hostnames: [] },
-};
+const INSPECTION = inspectionOf(INSTANCE, READ_AT, {}, '10.0.1.23');
 
 interface World {
   readonly target?: NodeView | null;
@@ -92,22 +89,7 @@ function world(w: World = {}) {
   };
   const fencer = awsFencer(w.inspect ?? (async () => INSPECTION));
   const verified: StorageFenceTarget[] = [];
-  const ceph = {
-    storage: 'ceph-rbd',
-    fencesVolume: (v: { driver?: string }) => v.driver === 'rbd.csi.ceph.com',
-    verify: async (target: StorageFenceTarget) => {
-      verified.push(target);
-      return {
-        node: target.node,
-        observedAt: READ_AT,
-        expected: [],
-        found: [],
-        missing: [],
-        related: [],
-        confirmed: false,
-      };
-    },
-  } as unknown as StorageFencer;
+  const ceph = recordingCephFencer(verified, READ_AT);
   const deps = {
     cluster: cluster as Cluster,
     compute: {

@@ -4,7 +4,8 @@ import { observe, parseFenceRecord, toObservedNode } from '../../../lib/app/obse
 import { isolationPlan } from '../../../lib/domain/isolation.js';
 import { InMemoryMetrics } from '../../../lib/observability/index.js';
 import type { Cluster, NodeView } from '../../../lib/ports/cluster.js';
-import type { StorageFencer, StorageFenceTarget } from '../../../lib/ports/storage-fencer.js';
+import type { StorageFenceTarget } from '../../../lib/ports/storage-fencer.js';
+import { recordingCephFencer } from './support/ports.js';
 
 const OUR_TAINT = {
   key: 'node.kubernetes.io/out-of-service',
@@ -129,26 +130,11 @@ describe('observing a node whose attachments are gone', () => {
       listPodsOnNode: async () => [],
       listVolumeAttachments: async () => [],
     };
-    const storage: Partial<StorageFencer> = {
-      storage: 'ceph-rbd',
-      fencesVolume: (v) => v.driver === 'rbd.csi.ceph.com',
-      verify: async (target) => {
-        verified.push(target);
-        return {
-          node: target.node,
-          observedAt: READ_AT,
-          expected: [],
-          found: [],
-          missing: [],
-          related: [],
-          confirmed: false,
-        };
-      },
-    };
+    const storage = recordingCephFencer(verified, READ_AT);
     const deps = {
       cluster: cluster as Cluster,
       compute: { forProviderId: () => null },
-      storage: [storage as StorageFencer],
+      storage: [storage],
       clock: { now: () => new Date(READ_AT) },
       log: { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} },
       metrics: new InMemoryMetrics(),

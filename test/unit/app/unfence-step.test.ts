@@ -10,7 +10,8 @@ import { type UnfenceStepState, unfenceStep } from '../../../lib/app/unfence-ste
 import { FENCER_ANNOTATION, type FenceRecord, startRun } from '../../../lib/domain/index.js';
 import { InMemoryMetrics } from '../../../lib/observability/index.js';
 import type { Cluster, NodeEvent, NodeView, Taint } from '../../../lib/ports/cluster.js';
-import type { ComputeFencer, InstanceInspection } from '../../../lib/ports/compute-fencer.js';
+import type { ComputeFencer } from '../../../lib/ports/compute-fencer.js';
+import { inspectionOf } from './support/ports.js';
 
 const NOW = new Date('2026-03-01T13:00:00.000Z');
 const INSTANCE = 'i-0123456789abcdef0';
@@ -82,17 +83,9 @@ function fakes(options: Options = {}) {
       events.push(event);
     },
   };
-  const inspection: InstanceInspection = {
-    ownership: { owned: true, evidence: 'tag kubernetes.io/cluster/lab=owned' },
-    power: {
-      instanceId: INSTANCE,
-      state: 'running',
-      providerState: 'running',
-      launchTime: options.launchTime ?? ago(120),
-      observedAt: NOW.toISOString(),
-    },
-    identity: { instanceId: INSTANCE, privateIps: ['10.0.0.5'], hostnames: [] },
-  };
+  const inspection = inspectionOf(INSTANCE, NOW.toISOString(), {
+    launchTime: options.launchTime ?? ago(120),
+  });
   const fencer: Partial<ComputeFencer> = {
     provider: 'aws',
     parseProviderId: () => ({ provider: 'aws', instanceId: INSTANCE, zone: 'us-east-1a' }),

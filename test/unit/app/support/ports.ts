@@ -1,0 +1,38 @@
+/**
+ * Port answers the app's unit tests share: a machine as the provider's one read describes it, and a
+ * Ceph storage fencer that records what it was asked to verify.
+ */
+import type { PowerEvidence } from '../../../../lib/domain/instance.js';
+import type { InstanceInspection } from '../../../../lib/ports/compute-fencer.js';
+import type { StorageFencer, StorageFenceTarget } from '../../../../lib/ports/storage-fencer.js';
+
+/** An instance owned by the lab cluster, running unless `power` says otherwise, at `privateIp`. */
+export const inspectionOf = (
+  instanceId: string,
+  observedAt: string,
+  power: Partial<PowerEvidence> = {},
+  privateIp = '10.0.0.5',
+): InstanceInspection => ({
+  ownership: { owned: true, evidence: 'tag kubernetes.io/cluster/lab=owned' },
+  power: { instanceId, state: 'running', providerState: 'running', observedAt, ...power },
+  identity: { instanceId, privateIps: [privateIp], hostnames: [] },
+});
+
+/** A storage fencer for `rbd.csi.ceph.com` whose blocklist holds nothing; each verify is recorded. */
+export const recordingCephFencer = (verified: StorageFenceTarget[], observedAt: string): StorageFencer =>
+  ({
+    storage: 'ceph-rbd',
+    fencesVolume: (volume: { driver?: string }) => volume.driver === 'rbd.csi.ceph.com',
+    verify: async (target: StorageFenceTarget) => {
+      verified.push(target);
+      return {
+        node: target.node,
+        observedAt,
+        expected: [],
+        found: [],
+        missing: [],
+        related: [],
+        confirmed: false,
+      };
+    },
+  }) as unknown as StorageFencer;
