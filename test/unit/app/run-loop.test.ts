@@ -12,7 +12,7 @@ import type { StepDecision } from '../../../lib/app/outcome.js';
 import { runFence, runUnfence } from '../../../lib/app/run-loop.js';
 import { startRun } from '../../../lib/domain/history.js';
 import { ClaimTtlSeconds } from '../../../lib/domain/timing.js';
-import type { Cluster } from '../../../lib/ports/cluster.js';
+import type { Cluster, PersistentVolumeView, VolumeAttachmentView } from '../../../lib/ports/cluster.js';
 import { CrashWorld, request } from './support/crash-world.js';
 
 const RUN = 'run-loop-1';
@@ -217,6 +217,71 @@ describe('the in-process fence loop', () => {
       signal: AbortSignal.abort(),
     });
     expect(real.writes).toEqual(['releaseFencing']);
+  });
+});
+
+describe('what a fenced run reports beyond the fence', () => {
+  const va = (name: string, nodeName: string, pv?: string, attachError?: string): VolumeAttachmentView => ({
+    name,
+    uid: `uid-${name}`,
+    nodeName,
+    attacher: 'ebs.csi.aws.com',
+    ...(pv ? { persistentVolumeName: pv } : {}),
+    attached: false,
+    ...(attachError ? { attachError: { message: attachError } } : {}),
+    finalizers: [],
+    createdAt: '2026-03-01T12:00:00.000Z',
+  });
+  const pv = (name: string): PersistentVolumeView => ({
+    name,
+    accessModes: ['ReadWriteOnce'],
+    claim: { namespace: 'db', name: `data-${name}` },
+    zones: ['cn-hangzhou-h'],
+    nodeBound: false,
+  });
+
+  /** node-a holds pv-1, pv-2 and an attachment of no PV when the run starts; then they are released. */
+  function released(elsewhere: readonly VolumeAttachmentView[]) {
+    const world = new CrashWorld();
+    let asked = 0;
+    const { deps } = depsOf(world, {
+      listVolumeAttachments: async (filter = {}) => {
+        if (filter.nodeName === 'node-a') {
+          asked += 1;
+          return asked === 1
+            ? [va('csi-1', 'node-a', 'pv-1'), va('csi-2', 'node-a', 'pv-2'), va('csi-x', 'node-a')]
+            : [];
+        }
+        return elsewhere;
+      },
+      listPersistentVolumes: async () => [pv('pv-1'), pv('pv-2'), pv('pv-9')],
+    });
+    return { world, deps };
+  }
+
+  it('names each volume the node held that still cannot reach its replacement, and why', async () => {
+    const { deps } = released([
+      va('csi-3', 'node-b', 'pv-1', 'attach limit reached on node-b'),
+      va('csi-4', 'node-b', 'pv-9', 'not one of node-a’s volumes'),
+    ]);
+    const report = await runFence(deps, request, { timeoutSeconds: 60, runId: RUN });
+
+    expect(report.outcome).toBe('fenced');
+    expect(report.downstream).toEqual([
+      'volume pv-1 cannot attach on node-b: attach limit reached on node-b',
+      'volume pv-2 (claim db/data-pv-2) was not yet attached to another node when the fence finished; it can only attach in cn-hangzhou-h',
+    ]);
+  });
+
+  it('reports nothing beyond a run that did not end fenced', async () => {
+    const { deps } = released([va('csi-3', 'node-b', 'pv-1', 'attach limit reached on node-b')]);
+    const report = await runFence(deps, request, {
+      timeoutSeconds: 60,
+      runId: RUN,
+      signal: AbortSignal.abort(),
+    });
+    expect(report.outcome).toBe('failed');
+    expect(report.downstream).toEqual([]);
   });
 });
 
