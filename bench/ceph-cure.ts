@@ -40,7 +40,7 @@ const replacementRunning = (lab: Lab, app: StatefulApp) =>
     `${app.podName} Running on node-b`,
   ).then(() => Date.now());
 
-/** Waits until node-a's Lease is older than the fencer's lease grace (10 s here). */
+/** Waits until node-a's Lease is older than the fencer's lease grace (40 s here, the floor). */
 async function leaseStale(lab: Lab): Promise<void> {
   const api = lab.kubeConfig.makeApiClient(CoordinationV1Api);
   await eventually('node-a’s Lease older than 11 s', async () => {
@@ -74,7 +74,7 @@ const byFence = () =>
       'fence',
       'node-a',
       '--lease-grace',
-      '10',
+      '40',
       '--output',
       'json',
     ]);

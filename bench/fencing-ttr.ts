@@ -111,7 +111,7 @@ async function sample(mode: Mode): Promise<Sample> {
         'fence',
         'node-a',
         '--lease-grace',
-        '10',
+        '40',
         '--output',
         'json',
         ...extra,

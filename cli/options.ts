@@ -129,7 +129,7 @@ export function addFenceOptions(command: Command): Command {
     )
     .option(
       '--lease-grace <duration>',
-      'a Lease renewed within this long means the node is alive (10s to 1h)',
+      "a Lease renewed within this long, on the API server's clock, means the node is alive (40s to 1h)",
       duration('--lease-grace'),
       40,
     )

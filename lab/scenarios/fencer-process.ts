@@ -16,15 +16,20 @@ export const FENCER_BIN = join(REPO_ROOT, 'bin', 'fencer.js');
 
 /**
  * Runs the real `fencer` CLI, as built, as its own process against the lab, as user kube-fencer
- * (RBAC-bound, audited).
+ * (RBAC-bound, audited). `env` is added to the process's environment (e.g. libfaketime's, to skew its clock).
  */
-export function startFencer(lab: Lab, args: readonly string[], onLine?: (line: string) => void): FencerRun {
+export function startFencer(
+  lab: Lab,
+  args: readonly string[],
+  onLine?: (line: string) => void,
+  env: Readonly<Record<string, string>> = {},
+): FencerRun {
   if (!existsSync(join(REPO_ROOT, 'dist', 'fencer.js'))) {
     throw new Error('the fencer CLI is not built: run npm run build');
   }
   const child = spawn(process.execPath, [FENCER_BIN, ...args, '--kubeconfig', lab.fencerKubeconfigPath], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...lab.fencerEnv },
+    env: { ...process.env, ...lab.fencerEnv, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -15,7 +15,7 @@ import { deployStatefulApp } from './stateful-app.js';
 
 /** ESHUTDOWN: how a blocklisted client's writes fail. */
 const BLOCKLISTED_ERRNO = 108;
-/** The fencer is run with `--lease-grace 10`: node-a's Lease must be older than that. */
+/** The fencer is run with `--lease-grace 40`: node-a's Lease must be older than that. */
 const LEASE_GRACE_MS = 11_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -34,7 +34,7 @@ export const fencerCureStep: Cure = async (lab, node, timeline) => {
   const region = lab.provider === 'alibaba' ? `ALIBABA_CLOUD_REGION=${lab.region}` : `--region ${lab.region}`;
   timeline.note('operator', `runs: fencer fence ${node} --cluster ${lab.cluster} ${region}`);
   let reportStarted = false;
-  const run = startFencer(lab, ['fence', node, '--lease-grace', '10'], (line) => {
+  const run = startFencer(lab, ['fence', node, '--lease-grace', '40'], (line) => {
     // Progress lines come first; the final report (after a blank line) repeats them.
     reportStarted ||= line.trim() === '';
     const step = /^\s*\+[\d.]+s\s+(\S+)\s+(.*)$/.exec(line);

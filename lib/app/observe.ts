@@ -283,8 +283,9 @@ async function observeWorkload(deps: FencerDeps, nodeName: string): Promise<Obse
 }
 
 /**
- * Reads the node, its Lease and its CSINode, stamped with the time the reads started: liveness is
- * aged against the moment the signals were asked for, the freshest they can be (safety.md rule 2).
+ * Reads the node, its Lease and its CSINode, stamped with the API server's time when it served the
+ * Lease: liveness is aged on the clock the kubelet's renewals reach, never on the fencer's own, which
+ * may run fast or slow (safety.md rule 2).
  */
 export async function readNode(deps: FencerDeps, nodeName: string): Promise<ObservedNode | null> {
   return (await readNodeAndVolumes(deps, nodeName)).node;
@@ -295,14 +296,13 @@ async function readNodeAndVolumes(
   deps: FencerDeps,
   nodeName: string,
 ): Promise<{ node: ObservedNode | null; volumesInUse: readonly string[] }> {
-  const readAt = deps.clock.now().toISOString();
-  const [node, lease, csiNode] = await Promise.all([
+  const [node, { lease, servedAt }, csiNode] = await Promise.all([
     deps.cluster.getNode(nodeName),
     deps.cluster.getNodeLease(nodeName),
     deps.cluster.getCSINode(nodeName),
   ]);
   return {
-    node: node ? toObservedNode(node, lease, csiNode, readAt) : null,
+    node: node ? toObservedNode(node, lease, csiNode, servedAt) : null,
     volumesInUse: node?.volumesInUse ?? [],
   };
 }

@@ -4,8 +4,18 @@ import { Phase } from '../domain/phases.js';
 import type { FencerDeps } from './deps.js';
 import type { FenceStepState } from './fence-step.js';
 
-/** How often the CLI looks at a machine it asked to power off: the taint should follow the stop at once. */
-export const POWER_POLL_MS = 250;
+/**
+ * How often the CLI looks at a machine it asked to power off: first after a second (the taint should
+ * follow the stop soon), then each look half as long again after the last, up to
+ * {@link POWER_POLL_MAX_MS}. Never faster than once a second: a provider's read quota is shared with
+ * everything else in the account, and a stop takes seconds to minutes anyway.
+ */
+export const POWER_POLL_MS = 1000;
+export const POWER_POLL_MAX_MS = 5000;
+
+/** The pause before look number `look` (0-based) at a machine asked to power off. */
+export const powerPollDelayMs = (look: number): number =>
+  Math.min(POWER_POLL_MAX_MS, Math.round(POWER_POLL_MS * 1.5 ** look));
 
 /**
  * Right after the taint, Kubernetes acts within milliseconds (the taint manager marks the pods for
@@ -38,7 +48,7 @@ const confirmingOff = (state: FenceStepState): boolean =>
   state.history.proofOfOff === null &&
   (state.decision?.phase === Phase.PowerOff || state.decision?.phase === Phase.ConfirmOff);
 
-/** Looks at the machine every {@link POWER_POLL_MS} until the provider reports it off, or `signal` ends it. */
+/** Looks at the machine, backing off ({@link powerPollDelayMs}), until the provider reports it off or `signal` ends it. */
 async function pollUntilOff(deps: FencerDeps, state: FenceStepState, signal: AbortSignal): Promise<void> {
   const target = state.history.target;
   const node = target ? await deps.cluster.getNode(target.node) : null;
@@ -46,8 +56,8 @@ async function pollUntilOff(deps: FencerDeps, state: FenceStepState, signal: Abo
   if (!target || !node?.providerId || !fencer) return new Promise(() => {});
   const ref = fencer.parseProviderId(node.providerId);
   if (ref.instanceId !== target.instanceId) return new Promise(() => {});
-  while (!signal.aborted) {
-    await sleep(POWER_POLL_MS, undefined, { signal }).catch(() => {});
+  for (let look = 0; !signal.aborted; look++) {
+    await sleep(powerPollDelayMs(look), undefined, { signal }).catch(() => {});
     if (signal.aborted) return;
     // A failed look is not news: the next step observes properly.
     const power = await fencer.observePower(ref).catch(() => null);

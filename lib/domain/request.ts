@@ -83,10 +83,11 @@ export interface UnfenceRequest {
 
 /**
  * The smallest values that keep each rule meaningful. A kubelet renews its Lease every 10 s (a quarter of
- * the 40 s lease), so a grace shorter than that reads a live kubelet as silent between two renewals.
+ * the 40 s lease) and may miss a few renewals under load without being dead; the node-lifecycle
+ * controller itself waits 40 s. A grace below that would read a live, busy kubelet as silent.
  */
 export const LIMIT_BOUNDS = {
-  leaseGraceSeconds: { min: 10, max: 3600 },
+  leaseGraceSeconds: { min: 40, max: 3600 },
   maxUnhealthyNodes: { min: 1, max: 100_000 },
   powerOffDeadlineSeconds: { min: 10, max: 86_400 },
   drainDeadlineSeconds: { min: 10, max: 86_400 },

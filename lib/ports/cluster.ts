@@ -62,6 +62,12 @@ export interface LeaseView {
   readonly durationSeconds?: number;
 }
 
+/** A Lease read, stamped with the API server's `Date` (ISO 8601, one-second resolution, truncated). */
+export interface LeaseRead {
+  readonly lease: LeaseView | null;
+  readonly servedAt: string;
+}
+
 export interface PodView {
   readonly namespace: string;
   readonly name: string;
@@ -217,7 +223,11 @@ export interface Cluster {
   listNodeReadiness(): Promise<readonly NodeReadiness[]>;
   /** Every node's providerID, page by page, keeping nothing else of the nodes. */
   listNodeProviderIds(): Promise<readonly NodeProviderId[]>;
-  getNodeLease(name: string): Promise<LeaseView | null>;
+  /**
+   * The node's Lease (`null` when there is none), with the API server's own time when it served it:
+   * liveness is aged on that clock, so neither the fencer's clock nor the kubelet's can fake silence.
+   */
+  getNodeLease(name: string): Promise<LeaseRead>;
   listPodsOnNode(nodeName: string): Promise<readonly PodView[]>;
   /**
    * VolumeAttachments, all or those of one node or of some nodes, fetched page by page; only the

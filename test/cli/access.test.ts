@@ -150,7 +150,7 @@ const expectOneLine = (result: { code: number | null; stderr: string }, code: nu
   expect(result.code).toBe(code);
 };
 
-const fence = ['fence', 'node-a', '--lease-grace', '10'];
+const fence = ['fence', 'node-a', '--lease-grace', '40'];
 
 beforeAll(async () => {
   ({ lab } = await labWithCutNode());

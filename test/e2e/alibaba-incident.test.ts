@@ -66,7 +66,7 @@ describe('the incident on Alibaba Cloud, fenced by `fencer fence`', () => {
       'fence',
       'node-a',
       '--lease-grace',
-      '10',
+      '40',
       '--output',
       'json',
     ]);

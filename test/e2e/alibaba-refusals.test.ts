@@ -3,22 +3,24 @@
  * without the cluster's tag, a stop that never leaves Stopping, and ECS throttling every call. None of
  * them ever taints a node or lets a VolumeAttachment go.
  */
+
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ackInstanceTags } from '../../lab/alibaba-nodes.js';
 import { type Lab, startLab } from '../../lab/lab.js';
 import { waitNodeNotReady } from '../../lab/scenarios/incident.js';
+import { LEASE_GRACE_SECONDS } from '../support/cut-node.js';
 import { ecsOf, ecsStatus, fencerEcsCalls } from '../support/ecs.js';
 import { runFencer } from '../support/fencer-cli.js';
 import { fencerWrites, taintsOf, waitLeaseOlderThan } from '../support/lab-waits.js';
 
 // Two of three nodes are cut by the end; the blast-radius rule is not what these scenarios test.
-const FENCE = ['--lease-grace', '10', '--max-unhealthy-fraction', '0.9', '--output', 'json'];
+const FENCE = ['--lease-grace', '40', '--max-unhealthy-fraction', '0.9', '--output', 'json'];
 
 const cutAndWait = async (lab: Lab, node: string) => {
   await lab.cut(node);
   await waitNodeNotReady(lab, node);
-  await waitLeaseOlderThan(lab, node, 11);
+  await waitLeaseOlderThan(lab, node, LEASE_GRACE_SECONDS + 1);
 };
 
 const outOfServiceTaints = async (lab: Lab): Promise<string[]> => {

@@ -14,7 +14,7 @@ import { runFencer } from '../support/fencer-cli.js';
 import { fencerWrites, taintsOf, waitNodeReady } from '../support/lab-waits.js';
 
 const OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service=nodeshutdown:NoExecute';
-const FENCE = ['--lease-grace', '10', '--output', 'json'];
+const FENCE = ['--lease-grace', '40', '--output', 'json'];
 
 describe('the incident, fenced by `fencer fence`', () => {
   let lab: Lab;

@@ -20,7 +20,7 @@ import { runFencer } from '../support/fencer-cli.js';
 import { taintsOf, waitNodeReady } from '../support/lab-waits.js';
 
 const OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service=nodeshutdown:NoExecute';
-const FENCE = ['--lease-grace', '10', '--output', 'json'];
+const FENCE = ['--lease-grace', '40', '--output', 'json'];
 /** A lock-breaking style entry on node-a's own address that someone else added: never the fencer's. */
 const FOREIGN_NONCE = 424242;
 

@@ -157,7 +157,7 @@ describe('the Ceph RBD incident: the out-of-service taint alone does not free th
       'fence',
       'node-a',
       '--lease-grace',
-      '10',
+      '40',
       '--output',
       'json',
     ]);

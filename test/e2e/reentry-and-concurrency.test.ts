@@ -31,7 +31,7 @@ describe('re-entry', () => {
     timeout: 480_000,
   }, async () => {
     let killed = false;
-    const first = startFencer(lab, ['fence', 'node-a', '--lease-grace', '10'], (line) => {
+    const first = startFencer(lab, ['fence', 'node-a', '--lease-grace', '40'], (line) => {
       // The step line of the power-off: the instance has been asked to stop, the taint is not on yet.
       if (!killed && line.includes('stop requested')) {
         killed = true;
@@ -43,7 +43,7 @@ describe('re-entry', () => {
     expect(await describeInstanceState(lab.ec2.client, lab.node('node-a').instanceId)).toBe('stopped');
     expect(await taintsOf(lab, 'node-a')).not.toContain(OUT_OF_SERVICE);
 
-    const rerun = await runFencer(lab, ['fence', 'node-a', '--lease-grace', '10', '--output', 'json']);
+    const rerun = await runFencer(lab, ['fence', 'node-a', '--lease-grace', '40', '--output', 'json']);
     expect(rerun.code).toBe(0);
     expect(rerun.report?.outcome).toBe('fenced');
     // The rerun found the instance already off: it asked EC2 for nothing more.
@@ -63,7 +63,7 @@ describe('concurrency', () => {
   });
 
   it('gives one power-off and one taint when two runs fence the same node at once', async () => {
-    const args = ['fence', 'node-a', '--lease-grace', '10', '--output', 'json'];
+    const args = ['fence', 'node-a', '--lease-grace', '40', '--output', 'json'];
     const [a, b] = await Promise.all([runFencer(lab, args), runFencer(lab, args)]);
     expect([a.code, b.code]).toEqual([0, 0]);
     const steps = [...(a.report?.steps ?? []), ...(b.report?.steps ?? [])];

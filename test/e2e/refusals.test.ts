@@ -2,16 +2,18 @@
  * Every refusal comes with its reason code and exit code 3, and mutates nothing: the audit log of
  * user kube-fencer shows no write but Events, and every instance is still running.
  */
+
 import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Lab, startLab } from '../../lab/lab.js';
 import { waitNodeNotReady } from '../../lab/scenarios/incident.js';
 import { KubeCluster } from '../../lib/adapters/kubernetes/index.js';
+import { LEASE_GRACE_SECONDS } from '../support/cut-node.js';
 import { runFencer } from '../support/fencer-cli.js';
 import { fencerWrites, waitLeaseOlderThan, waitNodeReady } from '../support/lab-waits.js';
 
-const JSON_OUT = ['--lease-grace', '10', '--output', 'json'];
+const JSON_OUT = ['--lease-grace', '40', '--output', 'json'];
 
 async function expectRefused(lab: Lab, args: string[], reason: string): Promise<void> {
   const { code, report, stderr } = await runFencer(lab, [...args, ...JSON_OUT]);
@@ -43,7 +45,7 @@ describe('refusals', () => {
   it('refuses when the instance is tagged for another cluster', async () => {
     await lab.cut('node-a');
     await waitNodeNotReady(lab, 'node-a');
-    await waitLeaseOlderThan(lab, 'node-a', 11);
+    await waitLeaseOlderThan(lab, 'node-a', LEASE_GRACE_SECONDS + 1);
     await expectRefused(lab, ['fence', 'node-a', '--cluster', 'another-cluster'], 'InstanceNotOwned');
   });
 

@@ -136,7 +136,7 @@ describe('the synthesized fencing workflow, run by an ASL interpreter with the r
     };
     // The lab's node-monitor grace is 10 s (lab/control-plane.ts), and one of its two nodes is down.
     const requestDefaults = requestDefaultsSchema.parse({
-      limits: { maxUnhealthyFraction: 0.5, leaseGraceSeconds: 10 },
+      limits: { maxUnhealthyFraction: 0.5, leaseGraceSeconds: 40 },
     });
     const alarm = statusCheckAlarm('StatusCheckFailed_System', 'ALARM', lab.node('node-a').instanceId);
 

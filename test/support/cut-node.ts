@@ -1,6 +1,6 @@
 /**
  * Where most fencing scenarios start: a lab with the database on node-a, node-a cut (its instance
- * still running), NotReady, and its Lease older than the `--lease-grace 10` the tests give the fencer.
+ * still running), NotReady, and its Lease older than the `--lease-grace 40` the tests give the fencer.
  */
 import type { Holder } from '../../lab/ceph/holder.js';
 import { type Lab, type LabOptions, startLab } from '../../lab/lab.js';
@@ -14,7 +14,7 @@ import {
 import { waitLeaseOlderThan } from './lab-waits.js';
 
 /** The fencer's lease grace in the e2e tests, in seconds. */
-export const LEASE_GRACE_SECONDS = 10;
+export const LEASE_GRACE_SECONDS = 40;
 
 /** Starts the lab and brings node-a to the cut state; a failure on the way stops the lab. */
 export async function labWithCutNode(

@@ -6,7 +6,7 @@ import type {
   CSINodeView,
   EventTarget,
   FencingClaims,
-  LeaseView,
+  LeaseRead,
   MutationOptions,
   NodeEvent,
   NodeProviderId,
@@ -30,6 +30,7 @@ import { ClaimLease } from './claim-lease.js';
 import { deleteVolumeAttachment, forceDeletePod } from './deletions.js';
 import { toKubernetesApiError } from './errors.js';
 import { recordNodeEvent } from './events.js';
+import { readLease } from './lease-read.js';
 import { type KubeClusterLogger, silentLogger } from './logger.js';
 import { listNodeProviderIds, listNodeReadiness } from './node-summaries.js';
 import { NodeWriter } from './node-writer.js';
@@ -37,7 +38,7 @@ import { RawLister } from './raw-list.js';
 import { ClusterReads, getOrNull } from './reads.js';
 import { type ConflictRetryPolicy, DEFAULT_CONFLICT_RETRY } from './retry.js';
 import { toPersistentVolumeView, toVolumeAttachmentView } from './storage-views.js';
-import { toLeaseView, toNodeView, toPodView as toPodViewOf, toServerVersion } from './views.js';
+import { toNodeView, toPodView as toPodViewOf, toServerVersion } from './views.js';
 import { waitForNodeChange } from './watch.js';
 
 /** Where kubelets keep their heartbeat Leases. */
@@ -136,13 +137,8 @@ export class KubeCluster implements Cluster {
     return listNodeProviderIds(this.#lister);
   }
 
-  getNodeLease(name: string): Promise<LeaseView | null> {
-    return getOrNull(
-      this.#api,
-      'readNamespacedLease',
-      apiPaths.lease(NODE_LEASE_NAMESPACE, name),
-      toLeaseView,
-    );
+  getNodeLease(name: string): Promise<LeaseRead> {
+    return readLease(this.#api, apiPaths.lease(NODE_LEASE_NAMESPACE, name));
   }
 
   listPodsOnNode(nodeName: string): Promise<readonly PodView[]> {

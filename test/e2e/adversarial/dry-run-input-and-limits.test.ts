@@ -4,11 +4,13 @@
  * fencer wrote comes from the API server's audit log of user kube-fencer, what it asked EC2 from the
  * fault injector's log, and what is true from moto.
  */
+
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isMutating } from '../../../lab/ec2-faults/index.js';
 import { type Lab, startLab } from '../../../lab/lab.js';
 import { waitNodeNotReady } from '../../../lab/scenarios/incident.js';
 import { KubeCluster } from '../../../lib/adapters/kubernetes/index.js';
+import { LEASE_GRACE_SECONDS } from '../../support/cut-node.js';
 import { waitLeaseOlderThan } from '../../support/lab-waits.js';
 import { createNodeByHand, dropClaims, repairNode, setClusterInFlightLimit } from './staging.js';
 import {
@@ -35,7 +37,7 @@ describe('adversarial: honest dry run, bad input, loud refusals, bounded blast r
     lab = await startLab({ nodes: 3 });
     await lab.cut('node-a');
     await waitNodeNotReady(lab, 'node-a');
-    await waitLeaseOlderThan(lab, 'node-a', 11);
+    await waitLeaseOlderThan(lab, 'node-a', LEASE_GRACE_SECONDS + 1);
   });
   afterEach(() => {
     lab.ec2Faults.clear();

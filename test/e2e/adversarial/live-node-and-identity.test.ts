@@ -5,10 +5,12 @@
  * audit log that it did not. Safety is asserted before the reason code, so a scenario that fails because
  * the fencer broke the rule says so first.
  */
+
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClusterInstance, terminateInstance } from '../../../lab/ec2-emulator.js';
 import { type Lab, startLab } from '../../../lab/lab.js';
 import { waitNodeNotReady } from '../../../lab/scenarios/incident.js';
+import { LEASE_GRACE_SECONDS } from '../../support/cut-node.js';
 import { waitLeaseOlderThan } from '../../support/lab-waits.js';
 import { createNodeByHand, keepLeaseFresh, repairNode, setInternalIp, setLeaseRenewed } from './staging.js';
 import {
@@ -34,7 +36,7 @@ describe('adversarial: never a live node, only the right instance (safety.md rul
     lab = await startLab({ nodes: 5 });
     await lab.cut('node-a');
     await waitNodeNotReady(lab, 'node-a');
-    await waitLeaseOlderThan(lab, 'node-a', 11);
+    await waitLeaseOlderThan(lab, 'node-a', LEASE_GRACE_SECONDS + 1);
   });
   afterEach(async () => {
     lab.ec2Faults.clear();

@@ -9,7 +9,7 @@ import { eventually } from '../../../lab/kube-wait.js';
 import type { Lab } from '../../../lab/lab.js';
 import { addTaintByHand, waitNodeNotReady } from '../../../lab/scenarios/incident.js';
 import { attachmentsOf, type StatefulApp } from '../../../lab/scenarios/stateful-app.js';
-import { labWithCutNode } from '../../support/cut-node.js';
+import { LEASE_GRACE_SECONDS, labWithCutNode } from '../../support/cut-node.js';
 import { waitLeaseOlderThan, waitNodeReady } from '../../support/lab-waits.js';
 import { removeTaintsByHand } from './staging.js';
 import { auditMark, fence, fencer, killFencers, OUT_OF_SERVICE, taintsOn, writesSince } from './support.js';
@@ -74,7 +74,7 @@ describe('adversarial: taint, never delete; touch only what is yours (safety.md 
     await addTaintByHand(lab, 'node-c', { key: KEY, value: 'drain-by-operator', effect: 'NoSchedule' });
     await lab.cut('node-c');
     await waitNodeNotReady(lab, 'node-c');
-    await waitLeaseOlderThan(lab, 'node-c', 11);
+    await waitLeaseOlderThan(lab, 'node-c', LEASE_GRACE_SECONDS + 1);
 
     const fenced = await fence(lab, 'node-c', ['--drain-deadline', '60']);
 

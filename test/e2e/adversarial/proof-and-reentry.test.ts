@@ -120,7 +120,7 @@ describe('adversarial: proof before release, re-entry, loud failures (safety.md 
   it('finishes the fence after the CLI is killed right after its power-off reached EC2, with no second stop of a running machine', async () => {
     // EC2 carries the stop out, but the answer never reaches the first run: it is killed meanwhile.
     lab.ec2Faults.inject({ kind: 'latency', action: 'StopInstances', delayMs: 60_000, when: 'after' });
-    const first = startTracked(lab, ['fence', 'node-a', '--lease-grace', '10', '--output', 'json']);
+    const first = startTracked(lab, ['fence', 'node-a', '--lease-grace', '40', '--output', 'json']);
     await lab.ec2Faults.waitForRequest((r) => r.action === 'StopInstances' && !r.dryRun, 120_000);
     first.child.kill('SIGKILL');
     await first.done;

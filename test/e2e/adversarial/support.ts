@@ -17,8 +17,13 @@ export const OUT_OF_SERVICE = `${OUT_OF_SERVICE_TAINT.key}=${OUT_OF_SERVICE_TAIN
 const running = new Set<ChildProcess>();
 
 /** Starts the fencer; {@link killFencers} ends it if the test gives up first. */
-export function startTracked(lab: Lab, args: readonly string[], onLine?: (line: string) => void): FencerRun {
-  const run = startFencer(lab, args, onLine);
+export function startTracked(
+  lab: Lab,
+  args: readonly string[],
+  onLine?: (line: string) => void,
+  env?: Readonly<Record<string, string>>,
+): FencerRun {
+  const run = startFencer(lab, args, onLine, env);
   running.add(run.child);
   void run.done.finally(() => running.delete(run.child));
   return run;
@@ -28,9 +33,9 @@ export function startTracked(lab: Lab, args: readonly string[], onLine?: (line: 
 export const fencer = (lab: Lab, args: readonly string[]) =>
   startTracked(lab, [...args, '--output', 'json']).done;
 
-/** `fencer fence NODE --lease-grace 10 --output json [extra]`: the lab's standard grace; later flags win. */
+/** `fencer fence NODE --lease-grace 40 --output json [extra]`: the lab's standard grace; later flags win. */
 export const fence = (lab: Lab, node: string, extra: readonly string[] = []) =>
-  fencer(lab, ['fence', node, '--lease-grace', '10', ...extra]);
+  fencer(lab, ['fence', node, '--lease-grace', '40', ...extra]);
 
 /** Kills every fencer process a test started and left running (afterAll). */
 export function killFencers(): void {

@@ -52,15 +52,22 @@ describe('nodes', () => {
     expect(nodes.map((n) => n.name).sort()).toStrictEqual(['node-a', 'node-b', 'node-c']);
   });
 
-  it("reads a node's heartbeat Lease, and null for a missing one", async () => {
+  it("reads a node's heartbeat Lease, and null for a missing one, each stamped with the API server's time", async () => {
     // Act
-    const lease = await cluster.getNodeLease('node-a');
+    const before = Math.floor(Date.now() / 1000) * 1000;
+    const { lease, servedAt } = await cluster.getNodeLease('node-a');
     const missing = await cluster.getNodeLease('no-such-node');
+    const after = Date.now();
 
-    // Assess
+    // Assess: the lab's API server shares this machine's clock; its Date header is whole seconds
     expect(lease).toMatchObject({ holder: 'node-a', durationSeconds: 40 });
-    expect(Date.now() - Date.parse(lease?.renewTime ?? '')).toBeLessThan(60_000);
-    expect(missing).toBeNull();
+    expect(Date.parse(servedAt) - Date.parse(lease?.renewTime ?? '')).toBeLessThan(60_000);
+    expect(missing.lease).toBeNull();
+    for (const at of [servedAt, missing.servedAt]) {
+      expect(Date.parse(at) % 1000).toBe(0);
+      expect(Date.parse(at)).toBeGreaterThanOrEqual(before);
+      expect(Date.parse(at)).toBeLessThanOrEqual(after);
+    }
   });
 
   it('reads the server version', async () => {

@@ -9,7 +9,7 @@ import { type FenceStepState, fenceStep } from '../../../lib/app/fence-step.js';
 import { DEFAULT_LIMITS, type FenceRequest, startRun } from '../../../lib/domain/index.js';
 import { ClaimTtlSeconds, PollSeconds } from '../../../lib/domain/timing.js';
 import { InMemoryMetrics } from '../../../lib/observability/index.js';
-import type { ClaimResult, Cluster, LeaseView, NodeEvent, NodeView } from '../../../lib/ports/cluster.js';
+import type { ClaimResult, Cluster, LeaseRead, NodeEvent, NodeView } from '../../../lib/ports/cluster.js';
 import type {
   ComputeFencer,
   InstanceInspection,
@@ -76,9 +76,9 @@ function fakes(options: FakeOptions = {}): Fakes {
       reads.push('getNode');
       return node;
     },
-    getNodeLease: async (): Promise<LeaseView | null> => {
+    getNodeLease: async (): Promise<LeaseRead> => {
       const renewTime = leases[Math.min(leaseReads++, leases.length - 1)] ?? null;
-      return renewTime === null ? null : { renewTime };
+      return { lease: renewTime === null ? null : { renewTime }, servedAt: NOW.toISOString() };
     },
     getCSINode: async () => null,
     listNodes: async () =>
@@ -173,6 +173,24 @@ describe('a fence step', () => {
     const next = await fenceStep(deps, firstStep());
     expect(calls).toEqual([]);
     expect(next.decision).toMatchObject({ outcome: 'refused', reason: 'LeaseFresh', action: null });
+  });
+
+  it("ages the Lease on the API server's clock: a fencer whose clock runs minutes fast or slow decides as a true one", async () => {
+    // The API server served the Lease at NOW; the kubelet renewed it 5 s before that.
+    for (const skewSeconds of [120, -120, 3600]) {
+      const fresh = fakes({ leases: [ago(5)], now: new Date(NOW.getTime() + skewSeconds * 1000) });
+      const refused = await fenceStep(fresh.deps, firstStep());
+      expect(refused.decision, `fencer clock ${skewSeconds} s off`).toMatchObject({
+        outcome: 'refused',
+        reason: 'LeaseFresh',
+        action: null,
+      });
+      expect(fresh.calls).toEqual([]);
+    }
+    // Silent for 10 minutes by the server's clock: fenced, even by a fencer whose clock is 2 minutes slow.
+    const silent = fakes({ leases: [ago(600)], now: new Date(NOW.getTime() - 120_000) });
+    await fenceStep(silent.deps, firstStep());
+    expect(silent.calls).toEqual(['claimFencing', 'powerOff']);
   });
 
   it('writes nothing in a dry run: no Event, no claim, only the provider’s own dry run', async () => {

@@ -77,7 +77,7 @@ function world(w: World = {}) {
       nodeReads += 1;
       return target;
     },
-    getNodeLease: async () => null,
+    getNodeLease: async () => ({ lease: null, servedAt: READ_AT }),
     getCSINode: async () => null,
     listNodes: async () => [...(target ? [target] : []), ...(w.others ?? [])],
     serverVersion: async () => ({ major: 1, minor: 36, gitVersion: 'v1.36.3' }),

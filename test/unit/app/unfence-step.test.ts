@@ -62,7 +62,7 @@ function fakes(options: Options = {}) {
   const node = options.node === undefined ? backNode() : options.node;
   const cluster: Partial<Cluster> = {
     getNode: async () => node,
-    getNodeLease: async () => ({ renewTime: ago(3) }),
+    getNodeLease: async () => ({ lease: { renewTime: ago(3) }, servedAt: NOW.toISOString() }),
     getCSINode: async () => null,
     listNodes: async () => {
       if (options.listError) throw options.listError;

@@ -2,7 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import type { FencerDeps } from '../../../lib/app/deps.js';
 import type { FenceStepState } from '../../../lib/app/fence-step.js';
-import { FIRST_LOOK_MS, RELEASE_LOOK_MS, waitBetweenFenceSteps } from '../../../lib/app/wait-for-off.js';
+import {
+  FIRST_LOOK_MS,
+  POWER_POLL_MAX_MS,
+  powerPollDelayMs,
+  RELEASE_LOOK_MS,
+  waitBetweenFenceSteps,
+} from '../../../lib/app/wait-for-off.js';
 import { DEFAULT_LIMITS, startRun } from '../../../lib/domain/index.js';
 import type { Cluster } from '../../../lib/ports/cluster.js';
 import type { ComputeFencer } from '../../../lib/ports/compute-fencer.js';
@@ -75,6 +81,17 @@ describe('waiting between fence steps', () => {
     await waitBetweenFenceSteps(deps, state('PowerOff'), 60_000);
     expect(looks).toEqual(['stopping', 'stopping', 'stopped']);
     expect(watchAborted()).toBe(true);
+  });
+
+  it('looks at a stopping machine no faster than once a second, backing off to a cap', () => {
+    const delays = Array.from({ length: 12 }, (_, look) => powerPollDelayMs(look));
+    expect(delays[0]).toBe(1000);
+    for (const [i, delay] of delays.entries()) {
+      expect(delay).toBeGreaterThanOrEqual(1000);
+      expect(delay).toBeLessThanOrEqual(POWER_POLL_MAX_MS);
+      if (i > 0) expect(delay).toBeGreaterThanOrEqual(delays[i - 1] ?? 0);
+    }
+    expect(delays.at(-1)).toBe(POWER_POLL_MAX_MS);
   });
 
   it('does not look at the machine outside the wait for the power-off', async () => {

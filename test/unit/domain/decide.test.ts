@@ -270,6 +270,8 @@ describe('decide: bad input is an error', () => {
     ['leaseGraceSeconds', Number.NaN],
     ['leaseGraceSeconds', 0],
     ['leaseGraceSeconds', 9],
+    // below the floor: a kubelet renews every 10 s and a busy one may miss a few renewals
+    ['leaseGraceSeconds', 39],
     ['maxUnhealthyNodes', 0],
     ['maxUnhealthyFraction', 1],
     ['maxUnhealthyFraction', 0],

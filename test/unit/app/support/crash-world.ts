@@ -104,7 +104,10 @@ export class CrashWorld {
     };
     const cluster: Partial<Cluster> = {
       getNode: async (name) => (name === this.node.name ? this.node : null),
-      getNodeLease: async () => ({ renewTime: new Date(START - 600_000).toISOString() }),
+      getNodeLease: async () => ({
+        lease: { renewTime: new Date(START - 600_000).toISOString() },
+        servedAt: this.now().toISOString(),
+      }),
       getCSINode: async () => null,
       listNodes: async () => [
         this.node,

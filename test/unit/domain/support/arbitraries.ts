@@ -81,7 +81,7 @@ export const runConfigArb: fc.Arbitrary<RunConfig> = fc.record({
       allowTerminate: fc.boolean(),
       skipOsShutdown: fc.boolean(),
       forceDeleteTolerating: fc.boolean(),
-      leaseGraceSeconds: fc.integer({ min: 20, max: 60 }),
+      leaseGraceSeconds: fc.integer({ min: 40, max: 120 }),
       maxUnhealthyNodes: fc.integer({ min: 1, max: 4 }),
       allowControlPlane: fc.boolean(),
     })

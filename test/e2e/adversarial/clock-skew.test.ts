@@ -1,0 +1,136 @@
+/**
+ * Adversarial: safety.md rule 2 (never fence a live node) when the fencer's own clock is wrong. The real
+ * `fencer` CLI runs under libfaketime (Debian's `faketime`), its clock minutes fast or slow, against a node
+ * that looks lost (NotReady, stale status heartbeat) while its Lease is renewed every second, and against
+ * a node that is truly silent. A Lease's age is measured on the API server's clock, so neither skew moves
+ * the decision: fresh is refused `LeaseFresh` with nothing stopped and nothing written, silent is fenced.
+ * Asserted from the EC2 emulator's log and state and from the API server's audit log first.
+ */
+import { existsSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Lab, startLab } from '../../../lab/lab.js';
+import { waitNodeNotReady } from '../../../lab/scenarios/incident.js';
+import { LEASE_GRACE_SECONDS } from '../../support/cut-node.js';
+import { waitLeaseOlderThan } from '../../support/lab-waits.js';
+import { keepLeaseFresh, setLeaseRenewed } from './staging.js';
+import {
+  auditMark,
+  instanceState,
+  killFencers,
+  OUT_OF_SERVICE,
+  powerOffsOf,
+  startTracked,
+  taintsOn,
+  writesSince,
+} from './support.js';
+
+const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+
+/** The environment that runs a process with its wall clock `offset` away (libfaketime syntax: "+2m", "-90s"). */
+const skewedClock = (offset: string): Record<string, string> => ({
+  LD_PRELOAD: LIBFAKETIME,
+  FAKETIME: offset,
+  // Timers and timeouts keep real time: only what the process reads as "now" is wrong.
+  FAKETIME_DONT_FAKE_MONOTONIC: '1',
+});
+
+/** `fencer fence node-a --lease-grace 40 --output json`, its clock skewed by `offset`. */
+const fenceSkewed = (lab: Lab, offset: string) =>
+  startTracked(
+    lab,
+    ['fence', 'node-a', '--lease-grace', String(LEASE_GRACE_SECONDS), '--output', 'json'],
+    undefined,
+    skewedClock(offset),
+  ).done;
+
+/** Node writes and deletions the fencer made since `mark`. */
+const releasesSince = (lab: Lab, mark: number) =>
+  writesSince(lab, mark).filter((w) => /^(patch|update) nodes|^delete/.test(w));
+
+describe('adversarial: a fencer whose clock is wrong (safety.md rule 2)', () => {
+  let lab: Lab;
+  let labStartedAt: number;
+  let stopRenewing: (() => Promise<void>) | undefined;
+
+  beforeAll(async () => {
+    if (!existsSync(LIBFAKETIME)) throw new Error(`${LIBFAKETIME} is missing: install Debian's faketime`);
+    labStartedAt = Date.now();
+    // Three workers: node-a cut stays under the 40 % unhealthy limit.
+    lab = await startLab({ nodes: 3 });
+    await lab.cut('node-a');
+    await waitNodeNotReady(lab, 'node-a');
+  });
+  afterEach(async () => {
+    await stopRenewing?.();
+    stopRenewing = undefined;
+  });
+  afterAll(async () => {
+    killFencers();
+    await lab?.stop();
+  });
+
+  it('checks that the skew is real: the CLI under libfaketime reads a clock minutes away', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const read = (offset: string) =>
+      Number(
+        execFileSync(process.execPath, ['-e', 'process.stdout.write(String(Date.now()))'], {
+          env: { ...process.env, ...skewedClock(offset) },
+        }).toString(),
+      );
+    expect(read('+2m') - Date.now()).toBeGreaterThan(100_000);
+    expect(Date.now() - read('-90s')).toBeGreaterThan(80_000);
+  });
+
+  for (const offset of ['+2m', '+1h']) {
+    it(`refuses a NotReady node whose Lease is renewed every second, its clock ${offset} fast`, async () => {
+      stopRenewing = keepLeaseFresh(lab, 'node-a');
+      lab.ec2Faults.resetRequests();
+      const mark = auditMark(lab);
+
+      const { code, report } = await fenceSkewed(lab, offset);
+
+      const a = lab.node('node-a');
+      expect(powerOffsOf(lab, a.instanceId)).toEqual([]);
+      expect(await instanceState(lab, a.instanceId)).toBe('running');
+      expect(releasesSince(lab, mark)).toEqual([]);
+      expect(await taintsOn(lab, 'node-a')).not.toContain(OUT_OF_SERVICE);
+      expect(report?.reason).toBe('LeaseFresh');
+      expect(report?.message).toMatch(/lease renewed \d+s before/);
+      expect(code).toBe(3);
+    });
+  }
+
+  it('refuses the same node with its clock 90 s slow', async () => {
+    // The lab's certificates start when the lab did: a clock behind that would fail TLS, not the rule.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, labStartedAt + 100_000 - Date.now())));
+    stopRenewing = keepLeaseFresh(lab, 'node-a');
+    lab.ec2Faults.resetRequests();
+    const mark = auditMark(lab);
+
+    const { code, report } = await fenceSkewed(lab, '-90s');
+
+    const a = lab.node('node-a');
+    expect(powerOffsOf(lab, a.instanceId)).toEqual([]);
+    expect(releasesSince(lab, mark)).toEqual([]);
+    expect(report?.reason).toBe('LeaseFresh');
+    expect(code).toBe(3);
+  });
+
+  it('fences a truly silent node, its clock 90 s slow (on its own clock the Lease would look fresh)', {
+    timeout: 240_000,
+  }, async () => {
+    // Last renewed 100 s ago by the API server's clock: 10 s by a clock 90 s behind, inside the grace.
+    await setLeaseRenewed(lab, 'node-a', 100);
+    await waitLeaseOlderThan(lab, 'node-a', LEASE_GRACE_SECONDS + 1);
+    lab.ec2Faults.resetRequests();
+
+    const { code, report } = await fenceSkewed(lab, '-90s');
+
+    const a = lab.node('node-a');
+    expect(powerOffsOf(lab, a.instanceId).map((r) => r.action)).toContain('StopInstances');
+    expect(await instanceState(lab, a.instanceId)).toBe('stopped');
+    expect(await taintsOn(lab, 'node-a')).toContain(OUT_OF_SERVICE);
+    expect(report?.outcome, report?.message).toBe('fenced');
+    expect(code).toBe(0);
+  });
+});
