@@ -71,6 +71,8 @@ export class KubeletFleet {
   private readonly coordination: CoordinationV1Api;
   private readonly storage: StorageV1Api;
   private readonly modes = new Map<string, NodeMode>();
+  /** How many times each node's machine booted again since it registered. */
+  private readonly boots = new Map<string, number>();
   private readonly nodes = new Map<string, SimulatedNode>();
   /** volumesInUse last reported per node, so status is posted on change between heartbeats. */
   private readonly reportedInUse = new Map<string, string>();
@@ -120,7 +122,8 @@ export class KubeletFleet {
             ...node.annotations,
           },
         },
-        spec: { providerID: node.providerID },
+        // Bare metal: no providerID at all, as a kubelet without a cloud provider registers.
+        spec: node.providerID ? { providerID: node.providerID } : {},
       },
     });
     await this.storage.createCSINode({
@@ -201,9 +204,13 @@ export class KubeletFleet {
     this.modes.set(name, 'silent');
   }
 
-  /** Brings a node's kubelet back, as after a reboot: nothing mounted yet. */
-  async revive(name: string): Promise<void> {
+  /**
+   * Brings a node's kubelet back with nothing mounted yet; `rebooted`: its machine booted again, so it
+   * posts a new bootID (what proves a reboot of a node no compute provider knows).
+   */
+  async revive(name: string, options: { readonly rebooted?: boolean } = {}): Promise<void> {
     this.requireNode(name);
+    if (options.rebooted) this.boots.set(name, (this.boots.get(name) ?? 0) + 1);
     this.modes.set(name, 'alive');
     await this.postStatus(name, []);
   }
@@ -356,7 +363,7 @@ export class KubeletFleet {
               osImage: 'kube-fencer lab',
               machineID: name,
               systemUUID: name,
-              bootID: name,
+              bootID: `${name}-boot-${this.boots.get(name) ?? 0}`,
             },
             volumesInUse,
           },

@@ -75,6 +75,13 @@ export interface LabOptions {
    * InternalIP, and the `rbd.csi.ceph.com` driver). Off by default: it costs about 0.4 GB and 10-15 s.
    */
   readonly ceph?: boolean | LabCephOptions;
+  /**
+   * Workers registered without a providerID, as on bare metal: no compute provider can resolve their
+   * machine, so a storage fence is their only barrier. The lab still runs them on an emulated instance
+   * (its addresses, its crash and restore); a restore after a crash boots them anew (a new bootID).
+   * @default none
+   */
+  readonly bareMetal?: readonly string[];
 }
 
 /** How the lab's Ceph behaves. */
@@ -327,7 +334,12 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       (line) => appendFileSync(kubeletLog, `${new Date().toISOString()} ${line}\n`),
       ceph?.stager,
     );
-    for (const node of nodes) await fleet.register(node);
+    const bareMetal = new Set(options.bareMetal ?? []);
+    for (const name of bareMetal) {
+      if (!nodes.some((n) => n.name === name)) throw new Error(`lab: bareMetal names no worker ${name}`);
+    }
+    for (const node of nodes)
+      await fleet.register(bareMetal.has(node.name) ? { ...node, providerID: '' } : node);
     fleet.start();
     await waitForNodesReady(
       kubeConfig,
@@ -402,7 +414,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
         // so the launch is visibly later than anything that happened before the call, a fence included.
         await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
         await cloud.startInstance(node(name).instanceId);
-        await theFleet.revive(name);
+        await theFleet.revive(name, { rebooted: true });
       },
       async reconnect(name) {
         await theFleet.revive(node(name).name);

@@ -25,14 +25,18 @@ export interface IsolationPlan {
 /**
  * The plan for what this observation shows: a node that holds images (attached, or last reported in use
  * by its kubelet) and a storage fencer for them is fenced at the storage layer; anything else (a disk,
- * an image without a storage fencer, no volume at all) needs its machine off.
+ * an image without a storage fencer, no volume at all) needs its machine off. Both proofs where both
+ * exist: a storage-fenced node whose machine a compute provider resolves is powered off as well, so the
+ * blocklist is never the one barrier against a writer that runs on (its client may use an address the
+ * fence did not cover). Only a node with no power API (bare metal) rests on the storage fence alone.
  */
 export function isolationPlan(observation: Observation): IsolationPlan {
   const attachments = observation.workload.volumeAttachments;
   const disks = attachments.filter((va) => !va.image).length;
   const images = attachments.length - disks + (observation.workload.imagesInUse?.length ?? 0);
   const storage = images > 0 && observation.storage !== null;
-  return { machine: disks > 0 || !storage, storage, watch: images > 0 && !storage };
+  const hasMachine = observation.instance?.resolved === true;
+  return { machine: disks > 0 || !storage || hasMachine, storage, watch: images > 0 && !storage };
 }
 
 /** Whether a power-off proven at `proofAt` has outlived the images' old watches by `nowMs`. */

@@ -1,7 +1,8 @@
 /**
  * The Ceph RBD incident cured by the real `fencer` CLI (its own process, as user kube-fencer, with the
- * lab's Ceph settings in FENCER_CEPH_*): node-a is cut, its librbd client still connected and writing
- * (the zombie). `fencer fence` blocklists node-a's addresses, confirms them listed, and only then
+ * lab's Ceph settings in FENCER_CEPH_*): node-a, bare metal (no providerID: no compute provider can
+ * power it off, so the storage fence is its only barrier), is cut, its librbd client still connected
+ * and writing (the zombie). `fencer fence` blocklists node-a's addresses, confirms them listed, and only then
  * taints; the zombie's writes fail, its watch goes, the replacement runs on node-b. `fencer unfence`
  * keeps everything while node-a has not rebooted, and after a power cycle lifts exactly the fencer's
  * own entries (the unit test unfence-storage.test.ts shows the table without its reboot rule lifting
@@ -42,7 +43,7 @@ describe('the Ceph RBD incident, cured by `fencer fence` and undone by `fencer u
   const foreign = () => `${cephOf(lab).address('node-a')}:0/${FOREIGN_NONCE}`;
 
   beforeAll(async () => {
-    ({ lab, app, zombie } = await labWithCutRbdNode());
+    ({ lab, app, zombie } = await labWithCutRbdNode({ bareMetal: ['node-a'] }));
     await cephOf(lab).admin.mon({
       prefix: 'osd blocklist',
       blocklistop: 'add',
@@ -55,7 +56,7 @@ describe('the Ceph RBD incident, cured by `fencer fence` and undone by `fencer u
     await lab?.stop();
   });
 
-  it('blocklists node-a’s addresses, confirms them, and only then taints; node-a’s machine is left running', async () => {
+  it('blocklists node-a’s addresses, confirms them, and only then taints; node-a has no power API, so its machine is left running', async () => {
     const { code, report, stderr } = await runFencer(lab, ['fence', 'node-a', ...FENCE]);
 
     expect(stderr).toBe('');

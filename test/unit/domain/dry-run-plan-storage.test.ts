@@ -15,18 +15,33 @@ const plan = (spec: Spec = {}, request: Partial<FenceRequest> = {}) =>
 
 const TAINT =
   'taint node worker-1 node.kubernetes.io/out-of-service=nodeshutdown:NoExecute with a fence record';
+/** A node with no power API: its providerID names no provider the fencer knows. */
+const BARE_METAL = { resolved: false, problem: 'missing', detail: 'no providerID' } as const;
 const SECOND = { kind: 'range', entry: '10.0.9.9/32', source: 'configured range 10.0.9.9/32' } as const;
 
 describe('dryRunPlan with a storage fence', () => {
   it('blocklists every expected entry, then waits for the list; no machine, so no disks to wait for', () => {
     const blocklist = { ...aBlocklist(0, false), expected: [ENTRY, SECOND], missing: [ENTRY, SECOND] };
     const pods = [aPod('db-0'), aPod('db-1')];
-    expect(plan({ storage: aStorage(blocklist), volumeAttachments: [IMAGE], pods })).toEqual([
+    expect(
+      plan({ storage: aStorage(blocklist), volumeAttachments: [IMAGE], pods, instance: BARE_METAL }),
+    ).toEqual([
       `blocklist node worker-1's storage clients on ceph-rbd (${RANGE}, 10.0.9.9/32), releasing its 1 RBD images`,
       'wait up to 300s for the blocklist to list every entry',
       TAINT,
       'wait up to 600s for its 2 pods, 1 VolumeAttachments to clear',
     ]);
+  });
+
+  it('blocklists, then powers the machine off as well, when a compute provider resolves it', () => {
+    const blocklist = { ...aBlocklist(0, false), expected: [ENTRY], missing: [ENTRY] };
+    const steps = plan({ storage: aStorage(blocklist), volumeAttachments: [IMAGE] });
+    expect(steps[0]).toBe(
+      `blocklist node worker-1's storage clients on ceph-rbd (${RANGE}), releasing its 1 RBD images`,
+    );
+    const powerOff = steps.findIndex((s) => s.startsWith(`power off instance ${INSTANCE}`));
+    expect(powerOff).toBeGreaterThan(0);
+    expect(steps.indexOf(TAINT)).toBeGreaterThan(powerOff);
   });
 
   it("names the node's addresses when the blocklist could not be read", () => {

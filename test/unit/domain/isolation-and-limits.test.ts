@@ -2,13 +2,14 @@
  * The isolation plan of a node without network images (safety.md rule 1), every address of the machine
  * in an identity contradiction (rule 3), and every broken limit in one error (rule 10).
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compareIdentity } from '../../../lib/domain/identity.js';
 import { DEFAULT_LIMITS, ValidationError } from '../../../lib/domain/index.js';
 import { isolationPlan } from '../../../lib/domain/isolation.js';
 import { assertLimits } from '../../../lib/domain/request.js';
 import { aNode, aVolumeAttachment, IDENTITY, INSTANCE, NODE_IP, observe } from './support/fixtures.js';
-import { aBlocklist, aStorage } from './support/storage.js';
+import { aBlocklist, aStorage, IMAGE } from './support/storage.js';
 
 describe('isolationPlan without a network image', () => {
   it('needs the machine off, never the storage fence, even with a storage fencer configured', () => {
@@ -18,6 +19,38 @@ describe('isolationPlan without a network image', () => {
       plan,
     );
     expect(isolationPlan(observe({ storage, volumeAttachments: [] }))).toEqual(plan);
+  });
+});
+
+describe('isolationPlan with network images (both proofs where both exist)', () => {
+  const BARE_METAL = { resolved: false, problem: 'missing', detail: 'no providerID' } as const;
+
+  it('needs the machine off as well as the storage fence whenever a compute provider resolves the machine', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 0, max: 3 }),
+        fc.boolean(),
+        fc.boolean(),
+        (images, disks, fencer, machine) => {
+          const volumeAttachments = [
+            ...Array.from({ length: images }, (_, i) => ({ ...IMAGE, name: `csi-image-${i}` })),
+            ...Array.from({ length: disks }, (_, i) => aVolumeAttachment(`csi-disk-${i}`)),
+          ];
+          const plan = isolationPlan(
+            observe({
+              volumeAttachments,
+              ...(fencer ? { storage: aStorage(aBlocklist(0, false)) } : {}),
+              ...(machine ? {} : { instance: BARE_METAL }),
+            }),
+          );
+          expect(plan.storage).toBe(fencer);
+          // Only a node with no power API and nothing but images rests on the storage fence alone.
+          expect(plan.machine).toBe(machine || disks > 0 || !fencer);
+          expect(plan.watch).toBe(!fencer);
+        },
+      ),
+    );
   });
 });
 
