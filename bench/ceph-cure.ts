@@ -2,7 +2,9 @@
  * The Ceph RBD incident cured two ways, each in a fresh lab with Ceph (a database on an RBD image on
  * node-a, its librbd client holding the lock and the watch):
  *   - the storage fence: node-a is cut (its client keeps writing), then the real `fencer fence`:
- *     fence request → blocklist confirmed → old watch gone → replacement pod Running on node-b;
+ *     fence request → blocklist confirmed → old watch gone → replacement pod Running on node-b; once
+ *     with node-a on bare metal (no providerID: the blocklist alone) and once as a cloud node (its EC2
+ *     machine is powered off as well, between the blocklist and the taint);
  *   - the watch timeout: node-a crashes (its client dies with it) and is tainted by hand at once; the
  *     replacement waits for the OSD to time the dead client's watch out.
  * Run by `npm run bench:ceph` after the adapter's own figures (the fence cure as many times as its
@@ -43,15 +45,26 @@ const replacementRunning = (lab: Lab, app: StatefulApp) =>
 /** Waits until node-a's Lease is older than the fencer's lease grace (40 s here, the floor). */
 async function leaseStale(lab: Lab): Promise<void> {
   const api = lab.kubeConfig.makeApiClient(CoordinationV1Api);
-  await eventually('node-a’s Lease older than 11 s', async () => {
-    const lease = await api.readNamespacedLease({ name: 'node-a', namespace: 'kube-node-lease' });
-    const renewed = lease.spec?.renewTime ? new Date(lease.spec.renewTime).getTime() : 0;
-    return Date.now() - renewed > 11_000 ? true : undefined;
-  });
+  await eventually(
+    'node-a’s Lease older than 41 s',
+    async () => {
+      const lease = await api.readNamespacedLease({ name: 'node-a', namespace: 'kube-node-lease' });
+      const renewed = lease.spec?.renewTime ? new Date(lease.spec.renewTime).getTime() : 0;
+      return Date.now() - renewed > 41_000 ? true : undefined;
+    },
+    { timeoutMs: 120_000 },
+  );
 }
 
-async function withIncident<T>(run: (lab: Lab, app: StatefulApp) => Promise<T>): Promise<T> {
-  const lab = await startLab({ nodes: 2, ceph: true });
+async function withIncident<T>(
+  run: (lab: Lab, app: StatefulApp) => Promise<T>,
+  options: { readonly bareMetal?: boolean } = {},
+): Promise<T> {
+  const lab = await startLab({
+    nodes: 2,
+    ceph: true,
+    ...(options.bareMetal ? { bareMetal: ['node-a'] } : {}),
+  });
   try {
     const app = await deployStatefulApp(lab, { onNode: 'node-a', storage: 'rbd' });
     await waitRbdClientWriting(lab, app, 'node-a');
@@ -61,41 +74,45 @@ async function withIncident<T>(run: (lab: Lab, app: StatefulApp) => Promise<T>):
   }
 }
 
-/** The cure by `fencer fence`, with a zombie client on cut node-a. */
-const byFence = () =>
-  withIncident(async (lab, app) => {
-    await lab.cut('node-a');
-    await waitNodeNotReady(lab, 'node-a');
-    await leaseStale(lab);
-    const requested = Date.now();
-    const watch = oldWatchGone(lab, app);
-    const running = replacementRunning(lab, app);
-    const { code, report } = await runFencer(lab, [
-      'fence',
-      'node-a',
-      '--lease-grace',
-      '40',
-      '--output',
-      'json',
-    ]);
-    if (code !== 0 || !report?.milestones.blocklistConfirmedAt) {
-      throw new Error(`bench: fencer fence ended ${code}: ${report?.message}`);
-    }
-    const m = report.milestones;
-    // Where the time before the decision went: the run's own steps, relative to the request.
-    const steps = report.steps.map(
-      (st) =>
-        `${seconds(requested, Date.parse(st.at)).toFixed(2).padStart(6)} s  ${st.phase} ${st.rule ?? ''} ${st.action ?? ''}`,
-    );
-    return {
-      steps,
-      decided: seconds(requested, Date.parse(m.decidedToFenceAt ?? '')),
-      confirmed: seconds(requested, Date.parse(m.blocklistConfirmedAt ?? '')),
-      tainted: seconds(requested, Date.parse(m.taintedAt ?? '')),
-      watchGone: seconds(requested, await watch),
-      running: seconds(requested, await running),
-    };
-  });
+/** The cure by `fencer fence`, with a zombie client on cut node-a (bare metal, or with its EC2 machine). */
+const byFence = (bareMetal: boolean) =>
+  withIncident(
+    async (lab, app) => {
+      await lab.cut('node-a');
+      await waitNodeNotReady(lab, 'node-a');
+      await leaseStale(lab);
+      const requested = Date.now();
+      const watch = oldWatchGone(lab, app);
+      const running = replacementRunning(lab, app);
+      const { code, report } = await runFencer(lab, [
+        'fence',
+        'node-a',
+        '--lease-grace',
+        '40',
+        '--output',
+        'json',
+      ]);
+      if (code !== 0 || !report?.milestones.blocklistConfirmedAt) {
+        throw new Error(`bench: fencer fence ended ${code}: ${report?.message}`);
+      }
+      const m = report.milestones;
+      // Where the time before the decision went: the run's own steps, relative to the request.
+      const steps = report.steps.map(
+        (st) =>
+          `${seconds(requested, Date.parse(st.at)).toFixed(2).padStart(6)} s  ${st.phase} ${st.rule ?? ''} ${st.action ?? ''}`,
+      );
+      return {
+        steps,
+        decided: seconds(requested, Date.parse(m.decidedToFenceAt ?? '')),
+        confirmed: seconds(requested, Date.parse(m.blocklistConfirmedAt ?? '')),
+        provenOff: m.provenOffAt ? seconds(requested, Date.parse(m.provenOffAt)) : Number.NaN,
+        tainted: seconds(requested, Date.parse(m.taintedAt ?? '')),
+        watchGone: seconds(requested, await watch),
+        running: seconds(requested, await running),
+      };
+    },
+    { bareMetal },
+  );
 
 /** The cure by waiting: node-a crashed (its client died), tainted by hand as soon as it is NotReady. */
 const byWatchTimeout = () =>
@@ -130,20 +147,38 @@ function spread(runs: readonly FenceRun[], key: Segment): string {
  * make single runs vary by a second) and the watch-timeout cure once, and prints them side by side.
  */
 export async function benchCephCure(runs = 1): Promise<void> {
-  const fences: FenceRun[] = [];
-  for (let i = 0; i < runs; i++) fences.push(await byFence());
+  const kinds = [
+    { bareMetal: true, title: 'bare metal: the blocklist alone (no providerID, no power API)' },
+    {
+      bareMetal: false,
+      title: 'cloud node: the blocklist, then its EC2 machine powered off, then the taint',
+    },
+  ];
+  const results: { title: string; fences: FenceRun[] }[] = [];
+  for (const kind of kinds) {
+    const fences: FenceRun[] = [];
+    for (let i = 0; i < runs; i++) fences.push(await byFence(kind.bareMetal));
+    results.push({ title: kind.title, fences });
+  }
   const timeout = await byWatchTimeout();
   const f = (s: number) => `${s.toFixed(2)} s`.padStart(9);
-  const median = (key: Segment) => spread(fences, key);
   console.log(`the RBD incident in the lab (Kubernetes, real Ceph; fence: median of ${runs}, range):`);
-  console.log('  storage fence (`fencer fence`, node-a cut, its client still writing), from the request:');
-  console.log(`    → decided to fence              ${median('decided')}`);
-  console.log(`    → blocklist confirmed           ${median('confirmed')}`);
-  console.log(`    → tainted                       ${median('tainted')}`);
-  console.log(`    → old watch gone                ${median('watchGone')}`);
-  console.log(`    → replacement Running on node-b ${median('running')}`);
-  console.log('    the last fence run’s steps, from the request:');
-  for (const line of fences.at(-1)?.steps ?? []) console.log(`      ${line}`);
+  for (const { title, fences } of results) {
+    const median = (key: Segment) => spread(fences, key);
+    console.log(
+      `  storage fence (\`fencer fence\`, node-a cut, its client still writing), ${title}; from the request:`,
+    );
+    console.log(`    → decided to fence              ${median('decided')}`);
+    console.log(`    → blocklist confirmed           ${median('confirmed')}`);
+    if (fences.some((r) => !Number.isNaN(r.provenOff))) {
+      console.log(`    → machine proven off            ${median('provenOff')}`);
+    }
+    console.log(`    → tainted                       ${median('tainted')}`);
+    console.log(`    → old watch gone                ${median('watchGone')}`);
+    console.log(`    → replacement Running on node-b ${median('running')}`);
+    console.log('    the last fence run’s steps, from the request:');
+    for (const line of fences.at(-1)?.steps ?? []) console.log(`      ${line}`);
+  }
   console.log('  watch timeout (node-a crashed, its client dead, tainted by hand), from the crash:');
   console.log(`    → tainted                          ${f(timeout.tainted)}`);
   console.log(`    → old watch timed out              ${f(timeout.watchGone)}`);
