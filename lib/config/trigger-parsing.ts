@@ -28,6 +28,5 @@ export const rejection = (reason: RejectReason, detail: string, source?: Trigger
   ...(source ? { source } : {}),
 });
 
-/** A schema's complaints in one line, each with the path it is about. */
-export const issuesOf = (error: z.ZodError): string =>
-  error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+/** A schema's complaints in one bounded line, each with the path it is about (see issues.ts). */
+export { describeIssues as issuesOf } from './issues.js';
