@@ -140,10 +140,10 @@ function fromNodeUnreachable(event: z.infer<typeof nodeUnreachableSchema>): Node
     kind: 'node',
     source: TriggerSource.NodeUnreachable,
     eventId: event.id,
-    detail: `node unreachable: ${cluster}/${node}`,
+    // The sender's incident id is its reference, kept in the record; it does not name the run.
+    detail: `node unreachable: ${cluster}/${node}${incidentId ? ` (incident ${incidentId})` : ''}`,
     cluster,
     node,
-    ...(incidentId ? { incidentId } : {}),
   };
 }
 

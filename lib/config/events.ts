@@ -196,10 +196,10 @@ function fromNodeUnreachable(event: z.infer<typeof nodeUnreachableEventSchema>):
     source: TriggerSource.NodeUnreachable,
     eventId: event.id,
     eventTime: event.time,
-    detail: `${NODE_UNREACHABLE_EVENT.detailType} for ${cluster}/${node}`,
+    // The sender's incident id is its reference, kept in the record; it does not name the run.
+    detail: `${NODE_UNREACHABLE_EVENT.detailType} for ${cluster}/${node}${incidentId ? ` (incident ${incidentId})` : ''}`,
     cluster,
     node,
-    ...(incidentId ? { incidentId } : {}),
   };
 }
 
