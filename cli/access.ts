@@ -64,7 +64,7 @@ const kubernetesOnly = (endpoint: ApiEndpoint, options: ConnectionOptions): Fenc
   cluster: new KubeCluster(endpoint),
   compute: { forProviderId: () => null },
   clock: { now: () => new Date() },
-  log: createLogger({ silent: !options.logJson }),
+  log: createLogger({ silent: !options.logJson, stderr: true }),
   metrics: new InMemoryMetrics(),
 });
 

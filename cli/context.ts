@@ -64,7 +64,7 @@ export function depsFromOptions(options: ConnectionOptions, access: CheckedAcces
     awsCredentials: access.awsCredentials,
     computeFencers: alibaba ? [alibaba] : [],
     ceph: cephRbdSettingsFromEnv(process.env, (path) => readFileSync(path, 'utf8')),
-    log: createLogger({ silent: !options.logJson }),
+    log: createLogger({ silent: !options.logJson, stderr: true }),
     ...(options.chunkSize ? { pageSize: options.chunkSize } : {}),
   });
 }

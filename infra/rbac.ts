@@ -12,6 +12,11 @@ import { PROJECT_ROOT } from './constructs/fencer-function.js';
 export const FENCER_GROUP = 'kube-fencer';
 /** The group of the triggers' roles (event router, health check, manual invoke): read-only. */
 export const TRIGGER_GROUP = 'kube-fencer-trigger';
+/**
+ * The group that may delete VolumeAttachments: the step function's role only when its strategy is
+ * `legacy` (clusters before 1.26), and a remediating sweep's (safety.md rule 5).
+ */
+export const DELETE_VOLUME_ATTACHMENTS_GROUP = 'kube-fencer-delete-volumeattachments';
 /** The group of the report-only sweep's role: reads what the sweep classifies, writes nothing. */
 export const SWEEP_GROUP = 'kube-fencer-sweep';
 export const RBAC_MANIFEST_PATH = join(PROJECT_ROOT, 'deploy', 'rbac.yaml');

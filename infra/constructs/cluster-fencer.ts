@@ -16,7 +16,13 @@ import { ClusterAccess, ENV } from '../../lib/config/lambda-settings.js';
 import { SWEEP_ENV } from '../../lib/config/sweep-settings.js';
 import { cephEnvironment, mgrEndpoints } from '../ceph-config.js';
 import type { ClusterConfig } from '../config.js';
-import { FENCER_GROUP, rbacManifests, SWEEP_GROUP, TRIGGER_GROUP } from '../rbac.js';
+import {
+  DELETE_VOLUME_ATTACHMENTS_GROUP,
+  FENCER_GROUP,
+  rbacManifests,
+  SWEEP_GROUP,
+  TRIGGER_GROUP,
+} from '../rbac.js';
 import { CephKey } from './ceph-key.js';
 import { triggerRules } from './event-rules.js';
 import { FencerFunction, type FencerFunctionProps } from './fencer-function.js';
@@ -211,20 +217,25 @@ export class ClusterFencer extends Construct {
 
   /** Access entries (the roles → the Kubernetes groups of deploy/rbac.yaml), and the RBAC itself. */
   private mapToKubernetes(eksName: string, cluster: ClusterConfig): void {
-    const entry = (id: string, role: iam.IRole, group: string) =>
+    const entry = (id: string, role: iam.IRole, ...groups: string[]) =>
       new eks.CfnAccessEntry(this, id, {
         clusterName: eksName,
         principalArn: role.roleArn,
-        kubernetesGroups: [group],
+        kubernetesGroups: groups,
         type: 'STANDARD',
       });
-    entry('StepAccess', this.step.role, FENCER_GROUP);
+    // Only the legacy path deletes VolumeAttachments; the out-of-service taint (>= 1.26) never does.
+    const legacy = cluster.requestDefaults.strategy === 'legacy';
+    entry('StepAccess', this.step.role, FENCER_GROUP, ...(legacy ? [DELETE_VOLUME_ATTACHMENTS_GROUP] : []));
     entry('RouterAccess', this.router.role, TRIGGER_GROUP);
     entry('HealthCheckAccess', this.healthCheck.role, TRIGGER_GROUP);
     entry('ManualAccess', this.manual.role, TRIGGER_GROUP);
     // Report-only, the sweep reads what it classifies; remediation deletes zombie VolumeAttachments
     // (safety.md rule 5) and needs the fencer's rights.
-    entry('SweepAccess', this.sweep.role, cluster.sweep.remediate ? FENCER_GROUP : SWEEP_GROUP);
+    const sweepGroups = cluster.sweep.remediate
+      ? [FENCER_GROUP, DELETE_VOLUME_ATTACHMENTS_GROUP]
+      : [SWEEP_GROUP];
+    entry('SweepAccess', this.sweep.role, ...sweepGroups);
     if (this.statusCheckAlarms) entry('AlarmSyncAccess', this.statusCheckAlarms.function.role, TRIGGER_GROUP);
     const { kubectlRoleArn, kubectlLayerArn } = cluster.eks ?? {};
     if (!kubectlRoleArn || !kubectlLayerArn) return;

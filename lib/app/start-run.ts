@@ -26,11 +26,12 @@ export type StartOutcome =
 
 /**
  * The incident a trigger belongs to: the node (by uid, so a re-created node is a new one) and the
- * moment its Ready condition last changed. Every trigger for one outage (an alarm, a Health event, an
- * EC2 state change, the health check) names the same incident.
+ * moment its Ready condition last changed, both set by the cluster. Every trigger for one outage (an
+ * alarm, a Health event, an EC2 state change, our own `Node Unreachable` event, the health check)
+ * names the same incident, and no sender of an event can choose another one: were it chosen, every
+ * new choice would be a new run name, and {@link MAX_RUNS_PER_INCIDENT} would bound nothing.
  */
-export const incidentOf = (node: NodeView, explicit?: string): string =>
-  explicit ?? `${node.uid}@${node.readySince ?? node.createdAt}`;
+export const incidentOf = (node: NodeView): string => `${node.uid}@${node.readySince ?? node.createdAt}`;
 
 /** JSON with object keys sorted, so equal requests hash equally whatever their key order. */
 const canonical = (value: unknown): string => {

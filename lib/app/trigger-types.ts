@@ -70,7 +70,6 @@ export interface NodeTrigger extends TriggerOrigin {
   readonly kind: 'node';
   readonly cluster: string;
   readonly node: string;
-  readonly incidentId?: string;
   /** A full request (manual invoke); the configured defaults otherwise. */
   readonly request?: FenceRequest;
 }

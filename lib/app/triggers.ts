@@ -80,10 +80,10 @@ export async function startForNode(
   request: FenceRequest,
   node: NodeView,
   origin: TriggerOrigin,
-  options: { readonly incidentId?: string; readonly instanceId?: string } = {},
+  options: { readonly instanceId?: string } = {},
 ): Promise<TriggerOutcome> {
   const trigger = triggerRecord(deps, origin, node.name, options.instanceId);
-  const incident = incidentOf(node, options.incidentId);
+  const incident = incidentOf(node);
   let outcome: Awaited<ReturnType<typeof startRun>>;
   try {
     outcome = await startRun(deps.workflow, request, incident, trigger);
@@ -232,15 +232,7 @@ async function routeNode(
     node: node.name,
     cluster: settings.cluster,
   };
-  return [
-    await startForNode(
-      deps,
-      request,
-      node,
-      trigger,
-      trigger.incidentId ? { incidentId: trigger.incidentId } : {},
-    ),
-  ];
+  return [await startForNode(deps, request, node, trigger)];
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type Rejection,
   RejectReason,
 } from '../app/trigger-types.js';
+import { ValidationError } from '../domain/errors.js';
 import { TriggerSource } from '../ports/workflow.js';
 import { issuesOf, nodeUnreachableDetail, rejection } from './trigger-parsing.js';
 
@@ -37,6 +38,10 @@ export const ECS_SYSTEM_EVENT_TYPES = [
   'ecs:Instance:SystemFailure.Delete',
   'ecs:Instance:InstanceFailure.Reboot',
   'ecs:Instance:SystemMaintenance.Reboot',
+  // Maintenance that reboots the instance like SystemMaintenance.Reboot, isolating or re-initialising
+  // a damaged local disk on the way.
+  'ecs:Instance:SystemMaintenance.RebootAndIsolateErrorDisk',
+  'ecs:Instance:SystemMaintenance.RebootAndReInitErrorDisk',
   'ecs:Instance:SystemMaintenance.Redeploy',
   'ecs:Instance:SystemMaintenance.Stop',
 ] as const;
@@ -135,10 +140,10 @@ function fromNodeUnreachable(event: z.infer<typeof nodeUnreachableSchema>): Node
     kind: 'node',
     source: TriggerSource.NodeUnreachable,
     eventId: event.id,
-    detail: `node unreachable: ${cluster}/${node}`,
+    // The sender's incident id is its reference, kept in the record; it does not name the run.
+    detail: `node unreachable: ${cluster}/${node}${incidentId ? ` (incident ${incidentId})` : ''}`,
     cluster,
     node,
-    ...(incidentId ? { incidentId } : {}),
   };
 }
 
@@ -197,14 +202,24 @@ export const fcTimerEventSchema = z
 export const timerEventId = (event: z.infer<typeof fcTimerEventSchema>): string =>
   `${event.triggerName}@${event.triggerTime}`;
 
-/** Function Compute hands events over as a Buffer of JSON; a test or a direct call may pass the object. */
+/** Characters of a payload that is not JSON quoted in the error. */
+const NOT_JSON_SAMPLE = 40;
+
+/**
+ * Function Compute hands events over as a Buffer of JSON; a test or a direct call may pass the object.
+ * Bytes that are not JSON are a {@link ValidationError} saying so (with the parser's complaint and the
+ * first characters), before any schema sees them.
+ */
 export function decodeFcEvent(event: unknown): unknown {
   if (!Buffer.isBuffer(event) && !(event instanceof Uint8Array)) return event;
   const text = Buffer.from(event).toString('utf8').trim();
   if (text === '') return {};
   try {
     return JSON.parse(text) as unknown;
-  } catch {
-    return { __unparseable: text.slice(0, 200) };
+  } catch (error) {
+    const sample = text.length > NOT_JSON_SAMPLE ? `${text.slice(0, NOT_JSON_SAMPLE)}…` : text;
+    throw new ValidationError(
+      `the event is not JSON (${text.length} characters, starting ${JSON.stringify(sample)}): ${(error as Error).message.slice(0, 200)}`,
+    );
   }
 }

@@ -47,19 +47,26 @@ const text = (max: number) => z.string().max(max);
 /** Instances one event may name. EventBridge caps an event at 256 KB; this is the order of magnitude of that. */
 export const MAX_ENTITIES_PER_EVENT = 50_000;
 
-/** The EventBridge envelope every event has. */
+/**
+ * The EventBridge envelope. `version` and `resources` are read by nothing here and are not always
+ * there: EC2's own state-change sample has no `version`, and AWS Health documents `resources` as
+ * "Required: No"; requiring either would drop a real outage as malformed.
+ */
 const envelope = <D extends z.ZodType>(detail: D) =>
   z.object({
-    version: text(16),
+    version: text(16).optional(),
     id: text(TRIGGER_RECORD_LIMITS.eventId).min(1),
     'detail-type': text(128),
     source: text(128),
     account: text(12),
     time: z.iso.datetime({ offset: true }).max(64),
     region: text(32),
-    resources: z.array(text(2048)).max(MAX_ENTITIES_PER_EVENT),
+    resources: z.array(text(2048)).max(MAX_ENTITIES_PER_EVENT).optional(),
     detail,
   });
+
+/** Entries of a metric-math alarm's `Metrics` (its metrics and expressions): CloudWatch allows 20. */
+export const MAX_ALARM_METRICS = 20;
 
 const alarmState = z.object({ value: text(32), reason: text(2048).optional(), timestamp: text(64) });
 const alarmMetric = z.object({
@@ -79,7 +86,7 @@ export const alarmEventSchema = envelope(
     alarmName: text(255),
     state: alarmState,
     previousState: alarmState.optional(),
-    configuration: z.object({ metrics: z.array(alarmMetric).max(10).optional() }),
+    configuration: z.object({ metrics: z.array(alarmMetric).max(MAX_ALARM_METRICS).optional() }),
   }),
 );
 
@@ -91,7 +98,8 @@ export const healthEventSchema = envelope(
     eventTypeCategory: text(64),
     statusCode: text(32).optional(),
     affectedEntities: z
-      .array(z.object({ entityValue: text(1600) }))
+      // AffectedEntity documents every field "Required: No": an entity without a value names no instance.
+      .array(z.object({ entityValue: text(1600).optional() }))
       .max(MAX_ENTITIES_PER_EVENT)
       .optional(),
   }),
@@ -148,7 +156,7 @@ function fromHealth(event: z.infer<typeof healthEventSchema>): InstancesTrigger 
     return rejection(RejectReason.NotEc2Issue, `${eventTypeCode} is closed`, source);
   const ids = (affectedEntities ?? [])
     .map((e) => e.entityValue)
-    .filter((v) => instanceId.safeParse(v).success);
+    .filter((v): v is string => instanceId.safeParse(v).success);
   if (ids.length === 0)
     return rejection(RejectReason.NotEc2Issue, `${eventTypeCode} names no instance`, source);
   const detail = `Health ${eventTypeCode} (${event.detail.eventArn})`;
@@ -188,10 +196,10 @@ function fromNodeUnreachable(event: z.infer<typeof nodeUnreachableEventSchema>):
     source: TriggerSource.NodeUnreachable,
     eventId: event.id,
     eventTime: event.time,
-    detail: `${NODE_UNREACHABLE_EVENT.detailType} for ${cluster}/${node}`,
+    // The sender's incident id is its reference, kept in the record; it does not name the run.
+    detail: `${NODE_UNREACHABLE_EVENT.detailType} for ${cluster}/${node}${incidentId ? ` (incident ${incidentId})` : ''}`,
     cluster,
     node,
-    ...(incidentId ? { incidentId } : {}),
   };
 }
 

@@ -8,7 +8,11 @@ import type { Rejection, RejectReason } from '../app/trigger-types.js';
 import type { TriggerSource } from '../ports/workflow.js';
 import { clusterName, nodeName } from './fence-request.js';
 
-/** The project's own event asks for one node: strict, an unknown key is a mistake. */
+/**
+ * The project's own event asks for one node: strict, an unknown key is a mistake. `incidentId` is the
+ * sender's reference (an on-call ticket), recorded with the run; the run's name comes from the node's
+ * own incident (start-run.ts `incidentOf`), which the sender cannot choose.
+ */
 export const nodeUnreachableDetail = z
   .object({
     cluster: clusterName,
@@ -28,6 +32,5 @@ export const rejection = (reason: RejectReason, detail: string, source?: Trigger
   ...(source ? { source } : {}),
 });
 
-/** A schema's complaints in one line, each with the path it is about. */
-export const issuesOf = (error: z.ZodError): string =>
-  error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+/** A schema's complaints in one bounded line, each with the path it is about (see issues.ts). */
+export { describeIssues as issuesOf } from './issues.js';

@@ -2,7 +2,7 @@
  * The one place logs and metrics are made. Logs are structured JSON (Powertools Logger); metrics
  * are CloudWatch EMF in Lambda (Powertools Metrics) and a counter in memory elsewhere.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
+import { Logger, type LogItem } from '@aws-lambda-powertools/logger';
 import { MetricUnit, Metrics as PowertoolsMetrics } from '@aws-lambda-powertools/metrics';
 import type { AuditLog, Metrics } from '../ports/audit.js';
 
@@ -26,12 +26,27 @@ const appLogger = (logger: Logger): AppLogger => ({
   error: (message, fields) => logger.error(message, { ...fields }),
 });
 
-/** A JSON logger; `silent` for the CLI's default text mode, where the report is the output. */
+/**
+ * Powertools' logger, every level on stderr: Powertools writes INFO and DEBUG to stdout, which is
+ * where the CLI's report goes (`--output json` must stay one JSON document).
+ */
+class StderrLogger extends Logger {
+  protected override printLog(_logLevel: number, log: LogItem): void {
+    log.prepareForPrint();
+    process.stderr.write(`${JSON.stringify(log.getAttributes(), this.getJsonReplacer())}\n`);
+  }
+}
+
+/**
+ * A JSON logger; `silent` for the CLI's default text mode, where the report is the output; `stderr`
+ * whenever stdout carries a report (the CLI), so no log line lands in it.
+ */
 export function createLogger(
-  options: { readonly level?: string; readonly silent?: boolean } = {},
+  options: { readonly level?: string; readonly silent?: boolean; readonly stderr?: boolean } = {},
 ): AppLogger {
   if (options.silent) return SILENT;
-  return appLogger(new Logger({ serviceName: SERVICE_NAME, logLevel: (options.level ?? 'INFO') as 'INFO' }));
+  const settings = { serviceName: SERVICE_NAME, logLevel: (options.level ?? 'INFO') as 'INFO' };
+  return appLogger(options.stderr ? new StderrLogger(settings) : new Logger(settings));
 }
 
 /** Counts in memory: for the CLI and tests, which report instead of publishing. */

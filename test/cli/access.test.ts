@@ -278,6 +278,19 @@ COMP_WORDS=(fencer fence ''); COMP_CWORD=2; _fencer; printf '%s\\n' "\${COMPREPL
     expect(out.split('\n').filter(Boolean)).toEqual(['node-a', 'node-b']);
   });
 
+  it('keeps -o json one JSON document with --log-json: the log lines go to stderr', async () => {
+    const result = await runCli(
+      [...fence, '--dry-run', '--log-json', '-o', 'json', '--kubeconfig', lab.fencerKubeconfigPath],
+      { env: operatorEnv() },
+    );
+
+    expect(JSON.parse(result.stdout)).toMatchObject({ node: 'node-a' });
+    const logs = linesOf(result.stderr).map((l) => JSON.parse(l) as { level: string; service: string });
+    expect(logs.filter((l) => l.level === 'INFO').length).toBeGreaterThan(0);
+    expect(new Set(logs.map((l) => l.service))).toEqual(new Set(['kube-fencer']));
+    await expectNothingChanged();
+  });
+
   it('prints status as YAML with -o yaml before the subcommand', async () => {
     const result = await runCli(
       ['-o', 'yaml', 'status', 'node-a', '--kubeconfig', lab.fencerKubeconfigPath],

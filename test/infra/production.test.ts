@@ -259,12 +259,27 @@ describe('the small ones', () => {
     });
   });
 
-  it('maps a remediating sweep to the fencer’s group, since it deletes VolumeAttachments', () => {
+  it('maps a remediating sweep to the fencer’s group and the group that deletes VolumeAttachments', () => {
     const remediating = synth([{ ...EKS, sweep: { remediate: true } }]).template;
     const sweepEntry = resources(remediating, 'AWS::EKS::AccessEntry').find(([id]) =>
       id.includes('SweepAccess'),
     );
 
-    expect(sweepEntry?.[1].Properties.KubernetesGroups).toEqual(['kube-fencer']);
+    expect(sweepEntry?.[1].Properties.KubernetesGroups).toEqual([
+      'kube-fencer',
+      'kube-fencer-delete-volumeattachments',
+    ]);
+  });
+
+  it('lets the step function delete VolumeAttachments only when its strategy is legacy', () => {
+    const stepGroups = (template: ReturnType<typeof synth>['template']) =>
+      resources(template, 'AWS::EKS::AccessEntry').find(([id]) => id.includes('StepAccess'))?.[1].Properties
+        .KubernetesGroups;
+
+    expect(stepGroups(synth([EKS]).template)).toEqual(['kube-fencer']);
+    expect(stepGroups(synth([{ ...EKS, requestDefaults: { strategy: 'legacy' } }]).template)).toEqual([
+      'kube-fencer',
+      'kube-fencer-delete-volumeattachments',
+    ]);
   });
 });

@@ -1,6 +1,12 @@
 /** deploy/rbac.yaml: the groups the stack maps IAM roles to, and no more than the fencer needs. */
 import { describe, expect, it } from 'vitest';
-import { FENCER_GROUP, rbacManifests, SWEEP_GROUP, TRIGGER_GROUP } from '../../infra/rbac.js';
+import {
+  DELETE_VOLUME_ATTACHMENTS_GROUP,
+  FENCER_GROUP,
+  rbacManifests,
+  SWEEP_GROUP,
+  TRIGGER_GROUP,
+} from '../../infra/rbac.js';
 
 type Rule = { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] };
 type Obj = {
@@ -30,14 +36,46 @@ describe('deploy/rbac.yaml', () => {
     }
   });
 
-  it('lets the fencer taint nodes and delete pods and VolumeAttachments, but never delete a node', () => {
+  it('lets the fencer taint nodes and delete pods, but never delete a node or a VolumeAttachment', () => {
     const role = named('ClusterRole', 'kube-fencer');
 
     expect(verbsOn(role, 'nodes')).toEqual(['get', 'list', 'patch', 'update', 'watch']);
     expect(verbsOn(role, 'pods')).toEqual(['delete', 'get', 'list', 'watch']);
-    expect(verbsOn(role, 'volumeattachments')).toEqual(['delete', 'get', 'list', 'watch']);
+    expect(verbsOn(role, 'volumeattachments')).toEqual(['get', 'list', 'watch']);
+    expect(verbsOn(role, 'leases')).toEqual([]);
     expect(role?.rules?.flatMap((r) => r.verbs)).not.toContain('*');
     expect(role?.rules?.flatMap((r) => r.resources)).not.toContain('*');
+  });
+
+  it('grants deleting VolumeAttachments on its own: to the CLI user and the legacy group, not to the step function’s group or the service account', () => {
+    expect(named('ClusterRole', 'kube-fencer-delete-volumeattachments')?.rules).toEqual([
+      { apiGroups: ['storage.k8s.io'], resources: ['volumeattachments'], verbs: ['delete'] },
+    ]);
+    const binding = named('ClusterRoleBinding', 'kube-fencer-delete-volumeattachments');
+    expect(binding?.roleRef?.name).toBe('kube-fencer-delete-volumeattachments');
+    expect(binding?.subjects?.map((s) => `${s.kind}/${s.name}`)).toEqual([
+      'User/kube-fencer',
+      `Group/${DELETE_VOLUME_ATTACHMENTS_GROUP}`,
+    ]);
+    // No other role of the file deletes one.
+    const deleters = objects.filter((o) =>
+      o.rules?.some((r) => r.resources.includes('volumeattachments') && r.verbs.includes('delete')),
+    );
+    expect(deleters.map((o) => o.metadata.name)).toEqual(['kube-fencer-delete-volumeattachments']);
+  });
+
+  it('reads the node heartbeat Leases in kube-node-lease only, and writes no Lease but the claims', () => {
+    expect(named('Role', 'kube-fencer-node-leases')).toMatchObject({
+      metadata: { namespace: 'kube-node-lease' },
+      rules: [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get'] }],
+    });
+    expect(
+      named('RoleBinding', 'kube-fencer-node-leases')?.subjects?.map((s) => `${s.kind}/${s.name}`),
+    ).toEqual(['User/kube-fencer', `Group/${FENCER_GROUP}`, 'ServiceAccount/kube-fencer']);
+    const clusterWideLeases = objects.filter(
+      (o) => o.kind === 'ClusterRole' && o.rules?.some((r) => r.resources.includes('leases')),
+    );
+    expect(clusterWideLeases).toEqual([]);
   });
 
   it('writes only the claims Lease, by name (create cannot be limited by name)', () => {

@@ -5,7 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RejectReason } from '../../../lib/app/triggers.js';
-import { decodeFcEvent, parseAlibabaEvent, parseAlibabaEvents } from '../../../lib/config/alibaba-events.js';
+import {
+  ALIBABA_EVENTS,
+  decodeFcEvent,
+  parseAlibabaEvent,
+  parseAlibabaEvents,
+} from '../../../lib/config/alibaba-events.js';
 
 const envelope = (type: string, data: unknown, source = 'acs.ecs') => ({
   id: `evt-${type}`,
@@ -110,14 +115,48 @@ describe('Alibaba Cloud events', () => {
     ]);
   });
 
-  it('decodes Function Compute’s event bytes; bytes that are not JSON stay visible as such', () => {
+  it('decodes Function Compute’s event bytes', () => {
     expect(decodeFcEvent(Buffer.from(JSON.stringify(stateChange('Stopped'))))).toEqual(
       stateChange('Stopped'),
     );
     expect(decodeFcEvent(Buffer.from(''))).toEqual({});
-    expect(decodeFcEvent(Buffer.from('not json'))).toEqual({ __unparseable: 'not json' });
-    expect(parseAlibabaEvent(decodeFcEvent(Buffer.from('not json')))).toMatchObject({
-      reason: RejectReason.MalformedEvent,
+  });
+
+  it('says bytes that are not JSON are not JSON, quoting their start, not "Unrecognized key"', () => {
+    const decode = () => decodeFcEvent(Buffer.from(`node-a please ${'x'.repeat(100_000)}`));
+    expect(decode).toThrow(
+      expect.objectContaining({
+        name: 'ValidationError',
+        message: expect.stringMatching(
+          /^the event is not JSON \(100014 characters, starting "node-a please x{26}…"\): /,
+        ),
+      }),
+    );
+    expect(() => decode()).not.toThrow(/nrecognized/);
+    let message = '';
+    try {
+      decode();
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message.length).toBeLessThan(400);
+  });
+
+  it.each([
+    'ecs:Instance:SystemMaintenance.Reboot',
+    'ecs:Instance:SystemMaintenance.RebootAndIsolateErrorDisk',
+    'ecs:Instance:SystemMaintenance.RebootAndReInitErrorDisk',
+  ])('understands %s, which reboots the instance, as a system event that fences', (type) => {
+    const event = envelope(type, {
+      instanceId: 'i-bp1abcdefgh12345',
+      eventId: 'e-2',
+      eventStatus: 'Executing',
     });
+    expect(parseAlibabaEvent(event)).toMatchObject({
+      kind: 'instances',
+      source: 'ecs-system-event',
+      instanceIds: ['i-bp1abcdefgh12345'],
+    });
+    expect(ALIBABA_EVENTS.ecs.types).toContain(type);
   });
 });

@@ -2,7 +2,9 @@
  * The event router's body (parseEvent → routeTrigger) with a fake cluster of nodes whose providerIDs
  * name EC2 instances, and a fake workflow that, like Step Functions, never starts a name twice.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { MAX_RUNS_PER_INCIDENT } from '../../../lib/app/start-run.js';
 import { routeTrigger, type TriggerSettings } from '../../../lib/app/triggers.js';
 import { parseEvent } from '../../../lib/config/events.js';
 import type { NodeView } from '../../../lib/ports/cluster.js';
@@ -269,17 +271,56 @@ describe('the event router', () => {
     expect(workflow.runs.size).toBe(0);
   });
 
-  it('uses the incident id of our own event, so the sender decides what a duplicate is', async () => {
+  it('does not let the sender of our own event name the run: new incident ids start no new run', async () => {
     const fake = fakeDeps(world());
-    const send = (incidentId: string) =>
+    const send = (incidentId: string, id = `evt-${incidentId}`) =>
       routeTrigger(
         fake.deps,
         SETTINGS,
-        parseEvent(nodeUnreachable({ cluster: 'prod', node: 'node-a', incidentId })),
+        parseEvent({ ...nodeUnreachable({ cluster: 'prod', node: 'node-a', incidentId }), id }),
       );
 
-    expect((await send('INC-1'))[0]?.result).toBe('started');
-    expect((await send('INC-1'))[0]?.result).toBe('duplicate');
-    expect((await send('INC-2'))[0]?.result).toBe('started');
+    const results = [];
+    for (const incident of ['INC-1', 'INC-2', 'INC-3', 'INC-4'])
+      results.push((await send(incident))[0]?.result);
+
+    expect(results).toEqual(['started', 'duplicate', 'duplicate', 'duplicate']);
+    expect(fake.workflow.runs.size).toBe(1);
+    // The sender's id is its reference, kept in the run's record.
+    expect([...fake.workflow.runs.values()][0]?.input.trigger.detail).toContain('(incident INC-1)');
+  });
+
+  it('keeps the cap of runs per incident whatever incident and event ids the sender chooses', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.stringMatching(/^[A-Za-z0-9._:@-]{1,128}$/), fc.uuid(), fc.boolean()), {
+          minLength: 1,
+          maxLength: 12,
+        }),
+        async (events) => {
+          const fake = fakeDeps(world());
+          for (const [incidentId, id, runEnds] of events) {
+            const event = { ...nodeUnreachable({ cluster: 'prod', node: 'node-a', incidentId }), id };
+            await routeTrigger(fake.deps, SETTINGS, parseEvent(event));
+            if (runEnds) fake.workflow.endAll('failed');
+          }
+          expect(fake.workflow.runs.size).toBeLessThanOrEqual(MAX_RUNS_PER_INCIDENT);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('names the same run for our own event and an alarm about the same outage', async () => {
+    const fake = fakeDeps(world());
+    await routeTrigger(
+      fake.deps,
+      SETTINGS,
+      parseEvent(nodeUnreachable({ cluster: 'prod', node: 'node-a', incidentId: 'INC-9' })),
+    );
+    const [alarm] = await routeTrigger(fake.deps, SETTINGS, parseEvent(statusCheckAlarm()));
+
+    expect(alarm).toMatchObject({ result: 'duplicate', node: 'node-a' });
+    expect(fake.workflow.runs.size).toBe(1);
   });
 });

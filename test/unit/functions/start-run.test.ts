@@ -41,8 +41,4 @@ describe('incidentOf', () => {
       'u1@2026-02-02T17:00:00Z',
     );
   });
-
-  it('prefers an incident id the trigger gives', () => {
-    expect(incidentOf(node('node-a', undefined), 'INC-7')).toBe('INC-7');
-  });
 });
