@@ -1,4 +1,5 @@
 import {
+  CoordinationV1Api,
   CoreV1Api,
   type CoreV1Event,
   PatchStrategy,
@@ -20,6 +21,16 @@ export const OUT_OF_SERVICE_TAINT = {
 } as const;
 
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+/** Waits until the node's Lease is older than `seconds` (its kubelet has been silent that long). */
+export async function waitLeaseOlderThan(lab: Lab, node: string, seconds: number): Promise<void> {
+  const api = lab.kubeConfig.makeApiClient(CoordinationV1Api);
+  await eventually(`${node}'s Lease older than ${seconds} s`, async () => {
+    const lease = await api.readNamespacedLease({ name: node, namespace: 'kube-node-lease' });
+    const renewed = lease.spec?.renewTime ? new Date(lease.spec.renewTime).getTime() : 0;
+    return Date.now() - renewed > seconds * 1000 ? true : undefined;
+  });
+}
 
 /** Waits until the node's Ready condition is no longer True (the node-lifecycle controller noticed). */
 export async function waitNodeNotReady(lab: Lab, node: string): Promise<void> {

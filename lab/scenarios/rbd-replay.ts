@@ -16,7 +16,8 @@ import { deployStatefulApp } from './stateful-app.js';
 /** ESHUTDOWN: how a blocklisted client's writes fail. */
 const BLOCKLISTED_ERRNO = 108;
 /** The fencer is run with `--lease-grace 40`: node-a's Lease must be older than that. */
-const LEASE_GRACE_MS = 11_000;
+/** A second past the fencer's 40 s lease grace, from the cut (the kubelet's last renewal was before it). */
+const LEASE_GRACE_MS = 41_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

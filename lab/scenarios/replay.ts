@@ -9,6 +9,7 @@ import {
   taintOutOfService,
   waitForMultiAttach,
   waitForRecovery,
+  waitLeaseOlderThan,
   waitNodeNotReady,
   waitPodTerminating,
 } from './incident.js';
@@ -32,6 +33,8 @@ export const manualCureStep: Cure = async (lab, node, timeline) => {
 /** The cure with kube-fencer: `fencer fence` proves the node off and taints it. */
 export const fencerCureStep: Cure = async (lab, node, timeline) => {
   const region = lab.provider === 'alibaba' ? `ALIBABA_CLOUD_REGION=${lab.region}` : `--region ${lab.region}`;
+  // The fencer refuses a node whose Lease is younger than its 40 s grace: a live kubelet may renew late.
+  await waitLeaseOlderThan(lab, node, 41);
   timeline.note('operator', `runs: fencer fence ${node} --cluster ${lab.cluster} ${region}`);
   let reportStarted = false;
   const run = startFencer(lab, ['fence', node, '--lease-grace', '40'], (line) => {

@@ -1,16 +1,8 @@
-import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { eventually } from '../../lab/kube-wait.js';
 import type { Lab } from '../../lab/lab.js';
 
-/** Waits until the node's Lease is older than `seconds` (its kubelet has been silent that long). */
-export async function waitLeaseOlderThan(lab: Lab, node: string, seconds: number): Promise<void> {
-  const api = lab.kubeConfig.makeApiClient(CoordinationV1Api);
-  await eventually(`${node}'s Lease older than ${seconds} s`, async () => {
-    const lease = await api.readNamespacedLease({ name: node, namespace: 'kube-node-lease' });
-    const renewed = lease.spec?.renewTime ? new Date(lease.spec.renewTime).getTime() : 0;
-    return Date.now() - renewed > seconds * 1000 ? true : undefined;
-  });
-}
+export { waitLeaseOlderThan } from '../../lab/scenarios/incident.js';
 
 /** Waits until the node reports Ready=True again. */
 export async function waitNodeReady(lab: Lab, node: string): Promise<void> {

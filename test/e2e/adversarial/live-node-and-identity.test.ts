@@ -135,8 +135,8 @@ describe('adversarial: never a live node, only the right instance (safety.md rul
     const a = lab.node('node-a');
     leaseOnlyKubelet();
     // EC2 answers every DescribeInstances 12 s late (under the SDK's 15 s socket timeout, so the calls
-    // succeed): aged against the end of those calls instead of the time it was read, a Lease renewed a
-    // second before the read looks older than the 10 s grace.
+    // succeed): aged against the end of a step's several such calls instead of the time it was read, a
+    // Lease renewed a second before the read looks older than the 40 s grace.
     lab.ec2Faults.inject({ kind: 'latency', action: 'DescribeInstances', delayMs: 12_000 });
     lab.ec2Faults.resetRequests();
     const mark = auditMark(lab);
