@@ -11,6 +11,7 @@ import { isTerminal } from './phases.js';
 import type { FenceRequest, UnfenceRequest } from './request.js';
 import { baseEvidence, type FenceContext, fenceContext } from './rules/context.js';
 import { unfenceContext, unfenceEvidence } from './rules/unfence-context.js';
+import { unwindStorage } from './rules/unwind.js';
 import { UNFENCE_TABLE } from './unfence-table.js';
 
 function toDecision(
@@ -54,6 +55,10 @@ export function decideWithTable(
 ): Decision {
   const context = fenceContext(observation, request, history);
   const { rule, outcome } = walk(table, context);
+  // A run that ends before releasing anything first lifts the blocklist entries it added.
+  const unwind = unwindStorage(context, outcome);
+  if (unwind !== null)
+    return toDecision('unwind-storage', unwind, baseEvidence(context), history, observation);
   return toDecision(rule, outcome, baseEvidence(context), history, observation);
 }
 

@@ -123,14 +123,20 @@ const blocklistOf = (observation: Observation) =>
 
 /**
  * Which proofs the contract asks of this node's volumes (safety.md rule 1, per volume). An image its
- * kubelet last reported in use is held, attached or not: its client may still be connected.
+ * kubelet last reported in use is held, attached or not: its client may still be connected. Both proofs
+ * where both exist: a node whose machine a provider resolves needs it off even when storage-fenced.
  */
 function proofsNeeded(observation: Observation): { machine: boolean; storage: boolean; watch: boolean } {
   const vas = observation.workload.volumeAttachments;
   const reported = observation.workload.imagesInUse?.length ?? 0;
   const images = vas.filter((va) => va.image).length + reported;
   const storage = images > 0 && observation.storage !== null;
-  return { machine: vas.length + reported > images || !storage, storage, watch: images > 0 && !storage };
+  const hasMachine = observation.instance?.resolved === true;
+  return {
+    machine: vas.length + reported > images || !storage || hasMachine,
+    storage,
+    watch: images > 0 && !storage,
+  };
 }
 
 /** Checks one fence run, step by step. */
@@ -139,6 +145,10 @@ export class FenceOracle {
   private proofSeen = false;
   private proofAt: number | null = null;
   private storageProofSeen = false;
+  /** A release (taint, pod or VolumeAttachment deletion) was decided: the run's entries must stay. */
+  private released = false;
+  /** Blocklist entries listed when the run committed: someone else's, never the run's to lift. */
+  private listedBefore: ReadonlySet<string> = new Set();
   private needs: { machine: boolean; storage: boolean; watch: boolean } | null = null;
   /** The node (uid) and machine the run committed to: it acts on nothing else. */
   private target: { readonly uid: string; readonly instanceId: string } | null = null;
@@ -187,7 +197,8 @@ export class FenceOracle {
     if (power !== null && aboutTarget && this.decidedAt !== null && !committedNow) {
       const relaunched = power.launchTime !== undefined && ms(power.launchTime) > this.decidedAt;
       const runningAfterProof = proofBefore && STARTED.has(power.state);
-      if ((relaunched || runningAfterProof) && !decision.done)
+      const unwinding = decision.action?.kind === 'storage-lift';
+      if ((relaunched || runningAfterProof) && !decision.done && !unwinding)
         fail('did not stop after the instance was started again');
     }
     const proof = decision.history.proofOfOff;
@@ -199,6 +210,10 @@ export class FenceOracle {
 
     const action = decision.action;
     if (action === null) return;
+    if (action.kind === 'storage-lift') {
+      this.checkUnwind(action.entries, fail);
+      return;
+    }
     this.checkAnyAction(observation, action, fail);
     if (action.kind === 'power-off') {
       if (this.request.dryRun !== action.dryRun) fail('power-off dry-run flag differs from the request');
@@ -206,7 +221,10 @@ export class FenceOracle {
       if (power === null || OFF.has(power.state) || power.state === 'unknown')
         fail('power-off of an instance already off or unobserved');
     }
-    if (RELEASES.has(action.kind)) this.checkRelease(observation, decision, fail);
+    if (RELEASES.has(action.kind)) {
+      this.released = true;
+      this.checkRelease(observation, decision, fail);
+    }
     if (action.kind === 'taint' && node !== null) this.checkTaint(node, action, fail);
     if (action.kind === 'clear-fence-record') {
       if (this.request.dryRun) fail('a dry run cleared a record');
@@ -249,7 +267,20 @@ export class FenceOracle {
       fail('committed to blocklist addresses another Node reports');
     this.decidedAt = decidedAt;
     this.needs = needs;
+    this.listedBefore = new Set(blocklistOf(observation)?.found.map((e) => e.entry) ?? []);
     if (node) this.target = { uid: node.uid, instanceId: instance?.resolved ? instance.ref.instanceId : '' };
+  }
+
+  /**
+   * A fence run lifts blocklist entries only to unwind before it ends: never after anything was
+   * released (the entries are then what keeps the zombie out), never in a dry run, and never an entry
+   * that was listed before it committed (someone else's).
+   */
+  private checkUnwind(entries: readonly string[], fail: (rule: string) => never): void {
+    if (this.request.dryRun) fail('a dry run lifted blocklist entries');
+    if (this.decidedAt === null) fail('lifted blocklist entries before the run committed');
+    if (this.released) fail('rule 1: lifted blocklist entries after a release');
+    if (entries.some((e) => this.listedBefore.has(e))) fail('lifted an entry listed before the run committed');
   }
 
   /** Rules 2, 3, 4: no action at all on a live, opted-out, forbidden, unowned or mistaken node. */
