@@ -16,13 +16,7 @@ import {
   providerIdPresent,
   sameTarget,
 } from './rules/input.js';
-import {
-  heartbeatStale,
-  instanceNotStartedAgain,
-  leaseStale,
-  nodeNotReady,
-  seenAlive,
-} from './rules/liveness.js';
+import { heartbeatStale, leaseStale, nodeNotReady, seenAlive } from './rules/liveness.js';
 import { controlPlaneAllowed, instanceOwned, notOptedOut, strategySupported } from './rules/policy.js';
 import { commit, confirmOff, dryRunReport, instanceStoppable, powerObserved } from './rules/power.js';
 import {
@@ -35,6 +29,7 @@ import {
   stillOff,
   toleratingPods,
 } from './rules/release.js';
+import { instanceNotStartedAgain } from './rules/started-again.js';
 import {
   addressesUnique,
   confirmStorage,

@@ -52,6 +52,11 @@ export interface PowerEvidence {
   readonly stateReason?: string;
   /** When the current boot began (EC2 LaunchTime), ISO 8601. A later value than a fence proves a power cycle. */
   readonly launchTime?: string;
+  /**
+   * How finely the provider reports `launchTime` (ECS: `minute`); absent means exact. Read through
+   * `launch-time.ts`, never by comparing `launchTime` alone.
+   */
+  readonly launchTimePrecision?: 'millisecond' | 'second' | 'minute';
   /** Lifecycle: `spot` instances with a one-time request cannot be stopped. */
   readonly lifecycle?: 'on-demand' | 'spot' | 'spot-one-time';
   /** When this observation was made, ISO 8601. */
