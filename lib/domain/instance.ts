@@ -102,6 +102,11 @@ export type OwnershipVerdict =
   | { readonly owned: true; readonly evidence: string }
   | {
       readonly owned: false;
-      readonly reason: 'wrong-cluster' | 'wrong-account' | 'wrong-region';
+      /**
+       * `not-found`: the provider, asked in the configured account and region, does not know the instance.
+       * Never proof that it is not the cluster's, nor that it is: only the run that had resolved and
+       * committed to this very instance may read it as gone (`instance-owned`).
+       */
+      readonly reason: 'wrong-cluster' | 'wrong-account' | 'wrong-region' | 'not-found';
       readonly detail: string;
     };

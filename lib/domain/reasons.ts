@@ -21,6 +21,7 @@ export const Reason = {
   InstanceNotOwned: 'InstanceNotOwned',
   WrongAccount: 'WrongAccount',
   WrongRegion: 'WrongRegion',
+  InstanceNotFound: 'InstanceNotFound',
   InstanceMismatch: 'InstanceMismatch',
   TargetChanged: 'TargetChanged',
   InstanceClaimedByOtherNode: 'InstanceClaimedByOtherNode',
@@ -73,6 +74,8 @@ export const REASON_SENTENCES: Readonly<Record<Reason, string>> = {
   InstanceNotOwned: "The instance does not carry this cluster's ownership tag.",
   WrongAccount: 'The instance is not in the configured account.',
   WrongRegion: 'The instance is not in the configured region.',
+  InstanceNotFound:
+    'The provider does not know the instance in the configured account and region, and the run had not committed to it.',
   InstanceMismatch: 'The provider evidence names a different instance than the node.',
   TargetChanged: 'The node or its instance changed identity during the run.',
   InstanceClaimedByOtherNode:

@@ -127,6 +127,8 @@ export const unfenceInstanceOwned: UnfenceRule = {
       'wrong-cluster': Reason.InstanceNotOwned,
       'wrong-account': Reason.WrongAccount,
       'wrong-region': Reason.WrongRegion,
+      // Gone: no power cycle of it can ever be shown, so its taint is not lifted on its behalf.
+      'not-found': Reason.InstanceNotFound,
     }[ownership.value.reason];
     return halt(Phase.Refused, reason, [ownership.value.detail]);
   },

@@ -303,6 +303,29 @@ describe('observePower with rare answers', () => {
     await expect(evidence).rejects.toMatchObject({ code: 'UnauthorizedOperation', retryable: false });
   });
 
+  it('reports an instance EC2 no longer knows as not found, never as another account', async () => {
+    // Prepare: a terminated instance EC2 has forgotten (after about an hour).
+    ec2
+      .on(DescribeInstancesCommand)
+      .rejects(ec2Error('InvalidInstanceID.NotFound', `The instance ID '${INSTANCE_ID}' does not exist`));
+
+    // Act
+    const inspection = await fencer.inspect(REF, 'demo');
+    const verdict = await fencer.verifyOwnership(REF, 'demo');
+
+    // Assess
+    expect(inspection).toMatchObject({
+      ownership: {
+        owned: false,
+        reason: 'not-found',
+        detail: expect.stringMatching(/InvalidInstanceID.NotFound/),
+      },
+      power: { instanceId: INSTANCE_ID, state: 'not-found', observedAt: NOW.toISOString() },
+      identity: null,
+    });
+    expect(verdict).toMatchObject({ owned: false, reason: 'not-found' });
+  });
+
   it('does not read an empty DescribeInstances answer as not-found', async () => {
     // Prepare
     ec2.on(DescribeInstancesCommand).resolves({ Reservations: [] });

@@ -137,7 +137,8 @@ export interface StepFaults {
   readonly heartbeatAge: number | null;
   /** `follow` reports the simulated truth; a PowerState reports that instead (a stale or odd answer). */
   readonly power: 'follow' | 'api-error' | 'started' | PowerState;
-  readonly ownership: 'owned' | 'wrong-cluster' | 'wrong-account' | 'wrong-region' | 'error';
+  /** `not-found`: the provider no longer knows the machine, and reports it so (power `not-found`). */
+  readonly ownership: 'owned' | 'wrong-cluster' | 'wrong-account' | 'wrong-region' | 'not-found' | 'error';
   readonly disksError: boolean;
   readonly otherUnhealthy: number;
   readonly totalNodes: number;
@@ -185,6 +186,7 @@ export const stepFaultsArb: fc.Arbitrary<StepFaults> = fc.record({
     [1, 'wrong-cluster'],
     [1, 'wrong-account'],
     [1, 'wrong-region'],
+    [2, 'not-found'],
     [6, 'error'],
   ),
   disksError: rare(15),

@@ -273,9 +273,11 @@ function observeInstance(
   if (bareMetal(config)) return { resolved: false, problem: 'missing', detail: 'spec.providerID is empty' };
   if (faults.providerId !== 'ok') return { resolved: false, problem: faults.providerId, detail: 'generated' };
   const reported =
-    faults.power === 'follow' || faults.power === 'started' || faults.power === 'api-error'
-      ? state.power
-      : faults.power;
+    faults.ownership === 'not-found'
+      ? 'not-found'
+      : faults.power === 'follow' || faults.power === 'started' || faults.power === 'api-error'
+        ? state.power
+        : faults.power;
   const ownership =
     faults.ownership === 'owned'
       ? { owned: true as const, evidence: 'tag' }
