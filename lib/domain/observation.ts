@@ -73,8 +73,13 @@ export interface ObservedNode {
   readonly csiNodeIds: readonly CsiNodeId[];
   /** status.nodeInfo.bootID: a new one proves a reboot where there is no compute provider to ask. */
   readonly bootId: string | null;
-  /** Carries the `node-role.kubernetes.io/control-plane` label. */
+  /**
+   * The control plane by any sign `control-plane.ts` knows: a role label (`control-plane`, `master`,
+   * RKE's `controlplane`, `etcd`), a label the operator names, a static etcd or kube-apiserver pod.
+   */
   readonly controlPlane: boolean;
+  /** Those signs in words, for the refusal's evidence. */
+  readonly controlPlaneSignals?: readonly string[];
   /** Carries the fencer's opt-out annotation. */
   readonly optedOut: boolean;
   /** Every taint keyed `node.kubernetes.io/out-of-service`, exactly as read (whoever added it). */

@@ -21,6 +21,9 @@ export const notOptedOut: FenceRule = {
   },
 };
 
+const signs = (signals: readonly string[] | undefined): string =>
+  signals !== undefined && signals.length > 0 ? ` (${signals.join(', ')})` : '';
+
 export const controlPlaneAllowed: FenceRule = {
   id: 'control-plane-allowed',
   contract: 'safety.md 4: control-plane nodes only when explicitly allowed',
@@ -28,7 +31,9 @@ export const controlPlaneAllowed: FenceRule = {
     if (ctx.node === null || !ctx.node.controlPlane) return NotApplicable;
     return ctx.request.limits.allowControlPlane
       ? Compliant
-      : halt(Phase.Refused, Reason.ControlPlaneNotAllowed, [`node ${ctx.node.name} is a control-plane node`]);
+      : halt(Phase.Refused, Reason.ControlPlaneNotAllowed, [
+          `node ${ctx.node.name} is a control-plane node${signs(ctx.node.controlPlaneSignals)}`,
+        ]);
   },
 };
 
