@@ -157,12 +157,19 @@ export function toObservedNode(
   };
 }
 
-const faultOf = (err: unknown): ProviderFault => {
-  const e = err as Error & { throttled?: unknown };
+/**
+ * A provider error as a value. The adapter's verdict travels with it, judged once: an error it marked
+ * not retryable is permanent (`credentials` when it said the credentials were rejected).
+ */
+export const faultOf = (err: unknown): ProviderFault => {
+  const e = err as Error & { throttled?: unknown; retryable?: unknown; credentials?: unknown };
+  const permanent =
+    e?.retryable === false ? (e.credentials === true ? 'credentials' : 'rejected') : undefined;
   return {
     name: e?.name ?? 'Error',
     message: e?.message ?? String(err),
     ...(e?.throttled === true ? { throttled: true } : {}),
+    ...(permanent ? { permanent } : {}),
   };
 };
 

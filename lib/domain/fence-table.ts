@@ -19,6 +19,7 @@ import {
 import { heartbeatStale, leaseStale, nodeNotReady, seenAlive } from './rules/liveness.js';
 import { controlPlaneAllowed, instanceOwned, notOptedOut, strategySupported } from './rules/policy.js';
 import { commit, confirmOff, dryRunReport, instanceStoppable, powerObserved } from './rules/power.js';
+import { providerAcceptsCalls } from './rules/provider.js';
 import {
   accelerateForceDelete,
   addTaint,
@@ -54,6 +55,8 @@ export const FENCE_TABLE: readonly Rule<FenceContext>[] = [
   providerIdPresent,
   providerIdParses,
   sameTarget,
+  // A provider error judged permanent ends the run at once (rule 9)
+  providerAcceptsCalls,
   evidenceNamesInstance,
   instanceUnique,
   addressesUnique,

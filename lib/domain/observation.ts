@@ -27,6 +27,12 @@ export interface ProviderFault {
   readonly throttled?: boolean;
   /** A storage system's failure code (e.g. `MgrUnreachable`, `AuthRefused`), when it gave one. */
   readonly code?: string;
+  /**
+   * The adapter judged that asking again cannot succeed: `credentials` when the provider rejected the
+   * fencer's credentials (a wrong secret, a bad signature, an expired token), `rejected` for any other
+   * refusal (a permission the fencer lacks). The run ends at once; it never retries such a fault.
+   */
+  readonly permanent?: 'credentials' | 'rejected';
 }
 
 /** A provider answer or the fault that prevented it. */

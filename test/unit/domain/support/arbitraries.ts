@@ -138,7 +138,16 @@ export interface StepFaults {
   /** `follow` reports the simulated truth; a PowerState reports that instead (a stale or odd answer). */
   readonly power: 'follow' | 'api-error' | 'started' | PowerState;
   /** `not-found`: the provider no longer knows the machine, and reports it so (power `not-found`). */
-  readonly ownership: 'owned' | 'wrong-cluster' | 'wrong-account' | 'wrong-region' | 'not-found' | 'error';
+  readonly ownership:
+    | 'owned'
+    | 'wrong-cluster'
+    | 'wrong-account'
+    | 'wrong-region'
+    | 'not-found'
+    | 'error'
+    /** The adapter judged the error permanent: the credentials were rejected, or a permission is missing. */
+    | 'credentials-rejected'
+    | 'call-rejected';
   readonly disksError: boolean;
   readonly otherUnhealthy: number;
   readonly totalNodes: number;
@@ -188,6 +197,8 @@ export const stepFaultsArb: fc.Arbitrary<StepFaults> = fc.record({
     [1, 'wrong-region'],
     [2, 'not-found'],
     [6, 'error'],
+    [1, 'credentials-rejected'],
+    [1, 'call-rejected'],
   ),
   disksError: rare(15),
   otherUnhealthy: weighted([30, 0], [6, fc.integer({ min: 1, max: 2 })], [1, fc.integer({ min: 3, max: 9 })]),
