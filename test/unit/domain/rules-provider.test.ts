@@ -4,8 +4,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decide, NotApplicable, type ProviderFault } from '../../../lib/domain/index.js';
-import { providerAcceptsCalls } from '../../../lib/domain/rules/provider.js';
-import { aRequest, checkFence, committedHistory, fault, observe } from './support/fixtures.js';
+import { providerAcceptsCalls, unfenceProviderAcceptsCalls } from '../../../lib/domain/rules/provider.js';
+import {
+  aRequest,
+  checkFence,
+  checkUnfence,
+  committedHistory,
+  fault,
+  observe,
+  taintedNode,
+} from './support/fixtures.js';
 
 const signature: ProviderFault = {
   name: 'ProviderApiError',
@@ -53,5 +61,25 @@ describe('provider-accepts-calls', () => {
       },
     );
     expect(decision).toMatchObject({ reason: 'ProviderCredentialsRejected', done: true, action: null });
+  });
+});
+
+describe('unfence-provider-accepts-calls', () => {
+  it('keeps the taint and ends the un-fence at once when the provider rejected the credentials', () => {
+    const spec = {
+      node: { ...taintedNode(), ready: 'True' as const },
+      ownership: signature,
+      power: signature,
+    };
+    expect(checkUnfence(unfenceProviderAcceptsCalls, spec)).toMatchObject({
+      phase: 'Refused',
+      reason: 'ProviderCredentialsRejected',
+      action: null,
+    });
+  });
+
+  it('leaves a retryable fault to the rules that wait', () => {
+    const spec = { node: { ...taintedNode(), ready: 'True' as const }, ownership: fault() };
+    expect(checkUnfence(unfenceProviderAcceptsCalls, spec)).toEqual(NotApplicable);
   });
 });
