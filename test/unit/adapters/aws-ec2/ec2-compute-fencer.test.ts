@@ -274,6 +274,7 @@ describe('observePower with rare answers', () => {
       stateReason:
         'Client.InstanceInitiatedShutdown: Instance initiated shutdown; User initiated (2026-03-01 11:59:00 GMT)',
       launchTime: '2026-02-01T00:00:00.000Z',
+      launchTimePrecision: 'second',
       lifecycle: 'on-demand',
       observedAt: NOW.toISOString(),
     });
