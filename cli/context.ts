@@ -6,6 +6,7 @@ import type { ApiEndpoint } from '../lib/adapters/kubernetes/api/endpoint.js';
 import type { FencerDeps } from '../lib/app/deps.js';
 import { composeDeps } from '../lib/compose.js';
 import { parseAlibabaSettings } from '../lib/config/alibaba-settings.js';
+import { controlPlaneLabelsFromEnv } from '../lib/config/control-plane-labels.js';
 import { CredentialsError } from '../lib/domain/access-errors.js';
 import { createLogger } from '../lib/observability/index.js';
 import type { ConnectionOptions } from './options.js';
@@ -66,5 +67,6 @@ export function depsFromOptions(options: ConnectionOptions, access: CheckedAcces
     ceph: cephRbdSettingsFromEnv(process.env, (path) => readFileSync(path, 'utf8')),
     log: createLogger({ silent: !options.logJson, stderr: true }),
     ...(options.chunkSize ? { pageSize: options.chunkSize } : {}),
+    controlPlaneLabels: controlPlaneLabelsFromEnv(process.env),
   });
 }

@@ -40,7 +40,8 @@ const firstLine = (text: string): string => text.split('\n')[0] ?? text;
 
 function classifyProviderApi(err: Error): Classified {
   const code = String(fieldOf(err, 'code') ?? '');
-  if (AWS_CREDENTIAL_CODES.has(code)) {
+  // The adapter's own verdict first (EC2 and ECS each know their credential codes), then the known ones.
+  if (fieldOf(err, 'credentials') === true || AWS_CREDENTIAL_CODES.has(code)) {
     return { code: ExitCode.Credentials, line: `${err.message} (the cloud credentials were not accepted)` };
   }
   if (NETWORK_CODES.has(code)) return { code: ExitCode.Unreachable, line: err.message };

@@ -32,6 +32,9 @@ export type AckWorker = SimulatedNode;
  * (the cloud controller's format), the CCM's and ACK's labels, the kubelet's addresses (InternalIP is
  * the instance's private address, Hostname its host name), and the disk driver's node id and topology.
  */
+/** How long before the lab made it a worker's machine booted. */
+const WORKER_BOOTED_SECONDS_AGO = 300;
+
 export async function createAckWorker(
   admin: EcsEmulatorAdmin,
   input: { readonly cluster: string; readonly region: string; readonly zone: string; readonly name: string },
@@ -40,6 +43,9 @@ export async function createAckWorker(
     zoneId: input.zone,
     instanceName: input.name,
     tags: ackInstanceTags(input.cluster),
+    // A worker's machine booted minutes before its kubelet joined, as on ECS: ECS reads start times to
+    // the minute, and a start in the minute of a fence decision is read as possibly after it.
+    bootedSecondsAgo: WORKER_BOOTED_SECONDS_AGO,
   });
   const instanceId = instance.InstanceId;
   const privateIp = instance.VpcAttributes.PrivateIpAddress.IpAddress[0] ?? '';

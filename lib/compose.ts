@@ -41,6 +41,8 @@ export interface FencerConfig {
    * 2,000 for the VolumeAttachment and PV lists, read in protobuf
    */
   readonly pageSize?: number;
+  /** Label keys that mark a control-plane node on top of the common role labels. @default none */
+  readonly controlPlaneLabels?: readonly string[];
 }
 
 /** The shape of an Alibaba providerID, for routing only (the ECS fencer parses it strictly). */
@@ -90,5 +92,6 @@ export function composeDeps(config: FencerConfig): FencerDeps {
     clock: { now: () => new Date() },
     log,
     metrics: config.metrics ?? new InMemoryMetrics(),
+    ...(config.controlPlaneLabels?.length ? { controlPlaneLabels: config.controlPlaneLabels } : {}),
   };
 }

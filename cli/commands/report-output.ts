@@ -49,7 +49,13 @@ export function printReport(report: RunReport, output: OutputFormat): Promise<vo
   return printResult(report, output, () => `\n${renderReport(report)}`);
 }
 
+/**
+ * The exit code of a run's report. A run the provider's refusal ended (the adapter judged it permanent)
+ * exits as that refusal would have from the access check: 7 for rejected credentials, 10 for any other.
+ */
 export function exitCodeFor(report: RunReport): number {
+  if (report.reason === 'ProviderCredentialsRejected') return ExitCode.Credentials;
+  if (report.reason === 'ProviderCallRejected') return ExitCode.Provider;
   switch (report.outcome) {
     case 'fenced':
     case 'unfenced':

@@ -17,6 +17,7 @@ import type { FencerDeps } from '../../lib/app/deps.js';
 import type { ProviderIdReaders, TriggerDeps, TriggerSettings } from '../../lib/app/triggers.js';
 import { ProviderRegistry } from '../../lib/compose.js';
 import { parseAlibabaSettings } from '../../lib/config/alibaba-settings.js';
+import { controlPlaneLabelsFromEnv } from '../../lib/config/control-plane-labels.js';
 import { FcClusterAccess, parseFcSettings } from '../../lib/config/fc-settings.js';
 import { createFcTelemetry } from '../../lib/observability/fc.js';
 import type { RoleCredentials } from './fc-context.js';
@@ -113,6 +114,7 @@ export const fencerDeps = perCredentials(
     compute: new ProviderRegistry(
       new Map([['alicloud', new EcsComputeFencer({ region: settings.region, ...alibaba, credentials })]]),
     ),
+    controlPlaneLabels: controlPlaneLabelsFromEnv(process.env),
     clock,
     log: telemetry.log,
     metrics: telemetry.metrics,

@@ -10,6 +10,7 @@ import {
   withCephKeyFromSecret,
 } from '../../lib/adapters/ceph-rbd/index.js';
 import { composeDeps } from '../../lib/compose.js';
+import { controlPlaneLabelsFromEnv } from '../../lib/config/control-plane-labels.js';
 import { log, metrics, perConnection, settings } from './connection.js';
 
 /** GetSecretValue with the SDK, loaded only when the deployment keeps the Ceph key in Secrets Manager. */
@@ -37,6 +38,9 @@ const ceph = cephRbdSettingsFromEnv(
   (path) => readFileSync(path, 'utf8'),
 );
 
+/** Control-plane labels of the operator's own, read once: a malformed key fails the cold start. */
+const controlPlaneLabels = controlPlaneLabelsFromEnv(process.env);
+
 /** The use cases' dependencies, with a live cluster connection. */
 export const fencerDeps = perConnection(({ endpoint }) =>
   composeDeps({
@@ -45,6 +49,7 @@ export const fencerDeps = perConnection(({ endpoint }) =>
     accountId: settings.accountId,
     log,
     metrics,
+    controlPlaneLabels,
     ...(ceph ? { ceph } : {}),
     ...(process.env.AWS_LAMBDA_FUNCTION_NAME
       ? { reportingInstance: process.env.AWS_LAMBDA_FUNCTION_NAME }

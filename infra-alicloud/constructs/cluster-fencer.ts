@@ -8,6 +8,7 @@
 import * as ros from '@alicloud/ros-cdk-core';
 import * as fc from '@alicloud/ros-cdk-fc3';
 import { ALIBABA_EVENTS } from '../../lib/config/alibaba-events.js';
+import { controlPlaneLabelsEnvironment } from '../../lib/config/cluster-shape.js';
 import { FC_ENV, FcClusterAccess } from '../../lib/config/fc-settings.js';
 import { SWEEP_ENV } from '../../lib/config/sweep-settings.js';
 import type { FcFunctionName } from '../bundling.js';
@@ -68,6 +69,7 @@ export class ClusterFencer extends ros.Construct {
       [FC_ENV.notReadyThresholdSeconds]: String(cluster.healthCheck.notReadyThresholdSeconds),
       [FC_ENV.runTimeoutSeconds]: String(runTimeout),
       ...(cluster.clusterTagKey ? { FENCER_ECS_CLUSTER_TAG_KEY: cluster.clusterTagKey } : {}),
+      ...controlPlaneLabelsEnvironment(cluster.controlPlaneLabels),
     };
     const starts = { ...environment, [FC_ENV.runFunction]: runName };
     const kube = kubeconfigRead(cluster);

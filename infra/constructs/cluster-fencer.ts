@@ -12,6 +12,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
+import { controlPlaneLabelsEnvironment } from '../../lib/config/cluster-shape.js';
 import { ClusterAccess, ENV } from '../../lib/config/lambda-settings.js';
 import { SWEEP_ENV } from '../../lib/config/sweep-settings.js';
 import { cephEnvironment, mgrEndpoints } from '../ceph-config.js';
@@ -118,7 +119,10 @@ export class ClusterFencer extends Construct {
 
     // Only the step function fences, so only it learns the Ceph settings and may read the key.
     this.step = make('step', 'one reconcile step of a fencing run', STEP_TIMEOUT, {
-      ...(cluster.ceph && this.cephKey ? { env: cephEnvironment(cluster.ceph, this.cephKey.secretId) } : {}),
+      env: {
+        ...controlPlaneLabelsEnvironment(cluster.controlPlaneLabels),
+        ...(cluster.ceph && this.cephKey ? cephEnvironment(cluster.ceph, this.cephKey.secretId) : {}),
+      },
     });
     this.cephKey?.grantRead(this.step.role);
     this.workflow = new FencingWorkflow(this, 'Workflow', {

@@ -44,7 +44,18 @@ export interface StoppingFault {
   readonly stopInstances?: 'forward' | 'hold';
 }
 
-export type Ec2Fault = LatencyFault | ThrottleFault | StoppingFault;
+/**
+ * An instance EC2 has forgotten (a terminated one, about an hour after its termination): every call
+ * naming it as `InstanceId.N` answers HTTP 400 `InvalidInstanceID.NotFound` without reaching moto,
+ * which keeps a terminated instance visible for as long as it runs. Calls that only filter on it go to
+ * moto (a terminated instance has no volumes attached there either).
+ */
+export interface ForgottenFault {
+  readonly kind: 'forgotten';
+  readonly instanceId: string;
+}
+
+export type Ec2Fault = LatencyFault | ThrottleFault | StoppingFault | ForgottenFault;
 
 /** An injected fault; `remove()` takes it out before it runs out. */
 export interface InjectedFault {
@@ -63,7 +74,7 @@ function validate(fault: Ec2Fault): void {
   const bad = (why: string): never => {
     throw new Error(`ec2-faults: ${why}: ${JSON.stringify(fault)}`);
   };
-  if (fault.kind === 'stopping') {
+  if (fault.kind === 'stopping' || fault.kind === 'forgotten') {
     if (!/^i-[0-9a-f]+$/.test(fault.instanceId)) bad('instanceId must be an EC2 instance id');
     return;
   }
@@ -87,8 +98,9 @@ export class FaultTable {
 
   inject(fault: Ec2Fault): InjectedFault {
     validate(fault);
-    const times = fault.kind === 'stopping' ? undefined : fault.times;
-    const forMs = fault.kind === 'stopping' ? undefined : fault.forMs;
+    const standing = fault.kind === 'stopping' || fault.kind === 'forgotten';
+    const times = standing ? undefined : fault.times;
+    const forMs = standing ? undefined : fault.forMs;
     const entry: Active = {
       fault,
       remaining: times ?? Number.POSITIVE_INFINITY,
@@ -111,7 +123,8 @@ export class FaultTable {
     this.#active = this.#active.filter((a) => a.remaining > 0 && a.until > now);
     const taken: (LatencyFault | ThrottleFault)[] = [];
     for (const entry of this.#active) {
-      if (entry.fault.kind === 'stopping' || !matches(entry.fault, call)) continue;
+      if (entry.fault.kind === 'stopping' || entry.fault.kind === 'forgotten' || !matches(entry.fault, call))
+        continue;
       entry.remaining -= 1;
       taken.push(entry.fault);
     }
@@ -121,6 +134,11 @@ export class FaultTable {
   /** The instances held in `stopping`, with what happens to their StopInstances. */
   stopping(): StoppingFault[] {
     return this.#active.map((a) => a.fault).filter((f): f is StoppingFault => f.kind === 'stopping');
+  }
+
+  /** The instances EC2 is to have forgotten. */
+  forgotten(): ForgottenFault[] {
+    return this.#active.map((a) => a.fault).filter((f): f is ForgottenFault => f.kind === 'forgotten');
   }
 
   #drop(entry: Active): void {
@@ -137,5 +155,7 @@ export const describeFault = (fault: Ec2Fault): string => {
       return 'throttle RequestLimitExceeded';
     case 'stopping':
       return `stopping ${fault.instanceId}`;
+    case 'forgotten':
+      return `forgotten ${fault.instanceId}`;
   }
 };

@@ -1,6 +1,7 @@
 /**
  * THE EC2 FAULT INJECTOR IS A MOCK, for what moto cannot reproduce: throttling (moto never throttles),
- * a slow provider, and an instance that stays `stopping` (moto stops at once). Everything else is moto's
+ * a slow provider, an instance that stays `stopping` (moto stops at once), and a terminated instance
+ * EC2 has forgotten (moto keeps showing it `terminated`). Everything else is moto's
  * own answer, passed through unchanged. It is an HTTP proxy on 127.0.0.1 in front of the emulator that
  * only the fencer talks to (`lab.fencerEnv.AWS_ENDPOINT_URL_EC2`); the lab's own setup and checks go to
  * moto directly, so they always see the truth. It also keeps a log of every call the fencer made
@@ -18,6 +19,8 @@ import {
   type Ec2Call,
   errorCodeOf,
   heldStopAnswer,
+  instanceNotFoundAnswer,
+  namedInstanceIds,
   parseEc2Call,
   previousStatesOf,
   reportStopping,
@@ -142,6 +145,12 @@ class Injector {
     if (throttle) {
       record.faults.push(describeFault(throttle));
       return throttlingAnswer();
+    }
+    const named = namedInstanceIds(body.toString('utf8'), new URL(req.url ?? '/', this.target).search);
+    const forgotten = this.table.forgotten().filter((f) => named.includes(f.instanceId));
+    if (forgotten.length > 0) {
+      record.faults.push(...forgotten.map(describeFault));
+      return instanceNotFoundAnswer(forgotten.map((f) => f.instanceId));
     }
     const held = this.table.stopping().filter((f) => f.stopInstances === 'hold');
     const holds = (id: string) => held.some((f) => f.instanceId === id);

@@ -52,6 +52,16 @@ export function parseEc2Call(body: string, search = ''): Ec2Call | undefined {
   };
 }
 
+/**
+ * The instance ids a request names as `InstanceId.N`, not through a filter: EC2 answers
+ * `InvalidInstanceID.NotFound` about an id it does not know only there (a filter just matches nothing).
+ */
+export function namedInstanceIds(body: string, search = ''): string[] {
+  const params = new URLSearchParams(search);
+  for (const [key, value] of new URLSearchParams(body)) params.append(key, value);
+  return listValues(params, 'InstanceId');
+}
+
 /** Calls that change something: everything but the reads (`Describe*`, `Get*`, `List*`). */
 export const isMutating = (action: string): boolean => !/^(Describe|Get|List)/.test(action);
 
@@ -74,6 +84,20 @@ export const throttlingAnswer = (requestId: string = randomUUID()): Ec2Answer =>
   body:
     '<?xml version="1.0" encoding="UTF-8"?>\n' +
     '<Response><Errors><Error><Code>RequestLimitExceeded</Code><Message>Request limit exceeded.</Message>' +
+    `</Error></Errors><RequestID>${requestId}</RequestID></Response>`,
+});
+
+/** EC2's answer about instance ids it does not know (a terminated instance it has forgotten). */
+export const instanceNotFoundAnswer = (
+  ids: readonly string[],
+  requestId: string = randomUUID(),
+): Ec2Answer => ({
+  status: 400,
+  headers: { 'x-amzn-requestid': requestId },
+  body:
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    '<Response><Errors><Error><Code>InvalidInstanceID.NotFound</Code>' +
+    `<Message>The instance IDs '${ids.join(', ')}' do not exist</Message>` +
     `</Error></Errors><RequestID>${requestId}</RequestID></Response>`,
 });
 

@@ -20,6 +20,7 @@ const newInstance = z
     instanceChargeType: z.enum(['PostPaid', 'PrePaid']).optional(),
     spotStrategy: z.enum(['NoSpot', 'SpotWithPriceLimit', 'SpotAsPriceGo']).optional(),
     locks: z.array(lock).optional(),
+    bootedSecondsAgo: z.number().int().min(0).max(86_400).optional(),
   })
   .strict();
 

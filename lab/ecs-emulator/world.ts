@@ -10,6 +10,8 @@ export interface NewInstance {
   readonly instanceChargeType?: Instance['instanceChargeType'];
   readonly spotStrategy?: Instance['spotStrategy'];
   readonly locks?: readonly Lock[];
+  /** How long ago the machine booted. @default 0 (it boots now) */
+  readonly bootedSecondsAgo?: number;
 }
 
 export interface NewDisk {
@@ -63,7 +65,7 @@ export class EcsWorld {
       privateIp: `172.16.${Math.floor(ip / 250)}.${(ip % 250) + 2}`,
       creationTime: now,
       status: 'Running',
-      startTime: now,
+      startTime: new Date(now.getTime() - (input.bootedSecondsAgo ?? 0) * 1000),
       instanceChargeType: input.instanceChargeType ?? 'PostPaid',
       spotStrategy: input.spotStrategy ?? 'NoSpot',
       stoppedMode: 'Not-applicable',

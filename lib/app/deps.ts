@@ -9,6 +9,11 @@ export interface FencerDeps {
   readonly compute: ComputeProviders;
   /** Fencers of shared block storage (Ceph RBD), each serving the volumes of its CSI drivers. */
   readonly storage?: readonly StorageFencer[];
+  /**
+   * Label keys that mark a control-plane node on top of the common role labels
+   * (`FENCER_CONTROL_PLANE_LABELS`). @default none
+   */
+  readonly controlPlaneLabels?: readonly string[];
   readonly clock: Clock;
   readonly log: AuditLog;
   readonly metrics: Metrics;

@@ -6,11 +6,10 @@
  * same fencing claim), the same decision time and proof. An attempt that finds its run already ended
  * reports that end again and acts on nothing.
  */
-import { ValidationError } from '../domain/errors.js';
 import type { FenceRequest } from '../domain/request.js';
 import type { FencerDeps } from './deps.js';
 import { buildReport, type RunReport } from './report.js';
-import { type RunCheckpoints, sameRequest } from './run-checkpoint.js';
+import { CHECKPOINT_IGNORED_EVENT, type RunCheckpoints, sameRequest } from './run-checkpoint.js';
 import { runFence } from './run-loop.js';
 
 export interface DurableRunOptions {
@@ -27,6 +26,19 @@ export interface DurableRunReport extends RunReport {
   readonly attempt: 'fresh' | 'resumed' | 'replayed';
 }
 
+/** A checkpoint of this run id written for another request is no memory of this run: ignored, loudly. */
+async function ignoreForeign(deps: FencerDeps, request: FenceRequest, runId: string): Promise<null> {
+  const message = `Ignored the run checkpoint of run ${runId}: it was written for another request. The run starts afresh from what it observes.`;
+  deps.log.warn(message, { runId, node: request.node });
+  await deps.cluster.recordNodeEvent(request.node, {
+    type: 'Warning',
+    reason: CHECKPOINT_IGNORED_EVENT,
+    message,
+    action: 'Ignore',
+  });
+  return null;
+}
+
 /** Runs (or continues) one fencing run to its end or this attempt's timeout. */
 export async function runFenceDurably(
   deps: FencerDeps,
@@ -34,12 +46,9 @@ export async function runFenceDurably(
   checkpoints: RunCheckpoints,
   options: DurableRunOptions,
 ): Promise<DurableRunReport> {
-  const saved = await checkpoints.read(request.node, options.runId);
-  if (saved && !sameRequest(saved.request, request)) {
-    throw new ValidationError(
-      `run ${options.runId}: the checkpoint on ${request.node} was written for another request; not resuming it`,
-    );
-  }
+  const read = await checkpoints.read(request.node, options.runId);
+  const saved =
+    read && !sameRequest(read.request, request) ? await ignoreForeign(deps, request, options.runId) : read;
   if (saved?.decision?.done) {
     deps.log.info('run already ended; reporting its recorded outcome', {
       runId: options.runId,

@@ -3,7 +3,8 @@
  * threshold that still hold ReadWriteOnce volumes, and starts fencing for them within the blast-radius
  * limits (safety.md rule 4), so that no alarm or event is needed for a stuck volume to be released.
  */
-import { CONTROL_PLANE_LABEL, FENCER_ANNOTATION, OUT_OF_SERVICE_TAINT } from '../domain/node-marks.js';
+import { controlPlaneSignals } from '../domain/control-plane.js';
+import { FENCER_ANNOTATION, OUT_OF_SERVICE_TAINT } from '../domain/node-marks.js';
 import { Reason } from '../domain/reasons.js';
 import type { NodeView, PersistentVolumeView } from '../ports/cluster.js';
 import { TriggerSource } from '../ports/workflow.js';
@@ -76,7 +77,8 @@ function skipReason(node: NodeView, settings: HealthCheckSettings, now: number) 
   if (node.taints.some((t) => t.key === OUT_OF_SERVICE_TAINT.key)) return 'already out-of-service';
   if (FENCER_ANNOTATION.optOut in node.annotations) return Reason.OptedOut;
   const allowControlPlane = settings.includeControlPlane ?? settings.requestDefaults.limits.allowControlPlane;
-  if (CONTROL_PLANE_LABEL in node.labels && !allowControlPlane) return Reason.ControlPlaneNotAllowed;
+  const controlPlane = controlPlaneSignals({ nodeName: node.name, labels: node.labels }).length > 0;
+  if (controlPlane && !allowControlPlane) return Reason.ControlPlaneNotAllowed;
   return null;
 }
 

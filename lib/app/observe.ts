@@ -1,7 +1,7 @@
+import { controlPlaneSignals, type StaticPodFacts } from '../domain/control-plane.js';
 import { ProviderIdError } from '../domain/errors.js';
 import type { InstanceRef } from '../domain/instance.js';
 import {
-  CONTROL_PLANE_LABEL,
   FENCER_ANNOTATION,
   type FenceRecord,
   OUT_OF_SERVICE_TAINT,
@@ -16,7 +16,14 @@ import type {
   ObservedWorkload,
   ProviderFault,
 } from '../domain/observation.js';
-import type { CSINodeView, LeaseView, NodeView, Taint } from '../ports/cluster.js';
+import type {
+  CSINodeView,
+  LeaseView,
+  NodeView,
+  PodView,
+  Taint,
+  VolumeAttachmentView,
+} from '../ports/cluster.js';
 import type { ComputeFencer, InstanceInspection } from '../ports/compute-fencer.js';
 import type { FencerDeps } from './deps.js';
 import { isImage, observeStorage } from './observe-storage.js';
@@ -110,13 +117,23 @@ export function parseFenceRecord(annotations: Readonly<Record<string, string>>):
   }
 }
 
-/** The Node, its Lease and its CSINode as the domain sees them, read at `readAt`. */
+/**
+ * The Node, its Lease and its CSINode as the domain sees them, read at `readAt`. The control plane is
+ * told by its labels here (the common role labels and the operator's `controlPlaneLabels`); its static
+ * pods are added by {@link withStaticPods} where the step lists the node's pods.
+ */
 export function toObservedNode(
   node: NodeView,
   lease: LeaseView | null,
   csiNode: CSINodeView | null,
   readAt: string,
+  controlPlaneLabels: readonly string[] = [],
 ): ObservedNode {
+  const signals = controlPlaneSignals({
+    nodeName: node.name,
+    labels: node.labels,
+    extraLabels: controlPlaneLabels,
+  });
   return {
     name: node.name,
     uid: node.uid,
@@ -132,19 +149,27 @@ export function toObservedNode(
       d.nodeId ? [{ driver: d.name, nodeId: d.nodeId }] : [],
     ),
     bootId: node.bootId ?? null,
-    controlPlane: CONTROL_PLANE_LABEL in node.labels,
+    controlPlane: signals.length > 0,
+    ...(signals.length > 0 ? { controlPlaneSignals: signals } : {}),
     optedOut: FENCER_ANNOTATION.optOut in node.annotations,
     outOfServiceTaints: node.taints.filter((t) => t.key === OUT_OF_SERVICE_TAINT.key).map(toTaintSnapshot),
     fenceRecord: parseFenceRecord(node.annotations),
   };
 }
 
-const faultOf = (err: unknown): ProviderFault => {
-  const e = err as Error & { throttled?: unknown };
+/**
+ * A provider error as a value. The adapter's verdict travels with it, judged once: an error it marked
+ * not retryable is permanent (`credentials` when it said the credentials were rejected).
+ */
+export const faultOf = (err: unknown): ProviderFault => {
+  const e = err as Error & { throttled?: unknown; retryable?: unknown; credentials?: unknown };
+  const permanent =
+    e?.retryable === false ? (e.credentials === true ? 'credentials' : 'rejected') : undefined;
   return {
     name: e?.name ?? 'Error',
     message: e?.message ?? String(err),
     ...(e?.throttled === true ? { throttled: true } : {}),
+    ...(permanent ? { permanent } : {}),
   };
 };
 
@@ -252,12 +277,38 @@ async function observeCluster(
   return { facts, nodes };
 }
 
+/** The node with the control-plane signs its static pods (etcd, kube-apiserver) give, if any. */
+export function withStaticPods(node: ObservedNode, pods: readonly StaticPodFacts[]): ObservedNode {
+  const fromPods = controlPlaneSignals({ nodeName: node.name, labels: {}, pods });
+  if (fromPods.length === 0) return node;
+  const signals = [...(node.controlPlaneSignals ?? []), ...fromPods];
+  return { ...node, controlPlane: true, controlPlaneSignals: signals };
+}
+
+const staticPodFacts = (pod: PodView): StaticPodFacts => ({
+  namespace: pod.namespace,
+  name: pod.name,
+  mirror: pod.mirror === true,
+  ...(pod.component !== undefined ? { component: pod.component } : {}),
+});
+
 /** The node's pods and VolumeAttachments; each attachment says whether it is a network image. */
-async function observeWorkload(deps: FencerDeps, nodeName: string): Promise<ObservedWorkload> {
+async function observeWorkload(
+  deps: FencerDeps,
+  nodeName: string,
+): Promise<{ workload: ObservedWorkload; staticPods: readonly StaticPodFacts[] }> {
   const [pods, vas] = await Promise.all([
     deps.cluster.listPodsOnNode(nodeName),
     deps.cluster.listVolumeAttachments({ nodeName }),
   ]);
+  return { workload: toObservedWorkload(deps, pods, vas), staticPods: pods.map(staticPodFacts) };
+}
+
+function toObservedWorkload(
+  deps: FencerDeps,
+  pods: readonly PodView[],
+  vas: readonly VolumeAttachmentView[],
+): ObservedWorkload {
   return {
     pods: pods.map((p) => ({
       namespace: p.namespace,
@@ -302,7 +353,7 @@ async function readNodeAndVolumes(
     deps.cluster.getCSINode(nodeName),
   ]);
   return {
-    node: node ? toObservedNode(node, lease, csiNode, servedAt) : null,
+    node: node ? toObservedNode(node, lease, csiNode, servedAt, deps.controlPlaneLabels) : null,
     volumesInUse: node?.volumesInUse ?? [],
   };
 }
@@ -323,11 +374,13 @@ export async function observe(
   cluster: string,
   options: ObserveOptions,
 ): Promise<Observed> {
-  const [{ node, volumesInUse }, clusterRead, attachedWorkload] = await Promise.all([
+  const [read, clusterRead, { workload: attachedWorkload, staticPods }] = await Promise.all([
     readNodeAndVolumes(deps, nodeName),
     observeCluster(deps, nodeName, options.claimTtlSeconds),
     observeWorkload(deps, nodeName),
   ]);
+  const { volumesInUse } = read;
+  const node = read.node ? withStaticPods(read.node, staticPods) : null;
   const imagesInUse = volumesInUse.filter((v) => isImage(deps, csiDriverOf(v)));
   const workload = imagesInUse.length > 0 ? { ...attachedWorkload, imagesInUse } : attachedWorkload;
   // The drivers whose isolation matters: the node's images (attached, or last reported in use by its
@@ -367,7 +420,17 @@ export async function withFreshNode(
   observed: Observed,
   nodeName: string,
 ): Promise<Observed> {
-  const node = await readNode(deps, nodeName);
+  const fresh = await readNode(deps, nodeName);
+  // The re-read lists no pods: a control-plane sign this step saw (a static pod) stays one for its re-check.
+  const seen = observed.observation.node?.controlPlaneSignals ?? [];
+  const node =
+    fresh && seen.length > 0
+      ? {
+          ...fresh,
+          controlPlane: true,
+          controlPlaneSignals: [...new Set([...(fresh.controlPlaneSignals ?? []), ...seen])],
+        }
+      : fresh;
   return {
     ...observed,
     observation: { ...observed.observation, node, observedAt: deps.clock.now().toISOString() },

@@ -12,7 +12,8 @@
  * commitment nothing was done that a retry must know about, and a dry run writes nothing at all
  * (safety.md rule 8).
  */
-import { KubernetesApiError } from '../domain/errors.js';
+import { checkpointProblems } from '../domain/checkpoint.js';
+import { KubernetesApiError, ValidationError } from '../domain/errors.js';
 import type { RunHistory } from '../domain/history.js';
 import { FENCER_ANNOTATION } from '../domain/node-marks.js';
 import type { FenceRequest } from '../domain/request.js';
@@ -49,20 +50,44 @@ const memoryOf = (history: RunHistory | undefined, done: boolean): string =>
 const isNotFound = (error: unknown): boolean =>
   error instanceof KubernetesApiError && error.statusCode === 404;
 
-/** Checkpoints in the Node's annotation, through the Cluster port (a merge of that one annotation). */
+/** The Event a checkpoint that cannot be continued from leaves on its Node. */
+export const CHECKPOINT_IGNORED_EVENT = 'FencingCheckpointIgnored';
+
+/**
+ * Checkpoints in the Node's annotation, through the Cluster port (a merge of that one annotation). A
+ * checkpoint that does not parse, is another Node object's, or tells a history that could not have
+ * happened is ignored with a Warning Event on the Node: it never blocks the run, which starts afresh.
+ */
 export function nodeCheckpoints(
-  cluster: Pick<Cluster, 'getNode' | 'annotateNode'>,
+  cluster: Pick<Cluster, 'getNode' | 'annotateNode'> & Partial<Pick<Cluster, 'recordNodeEvent'>>,
   parse: CheckpointParser,
   now: () => Date = () => new Date(),
 ): RunCheckpoints {
   let last: string | undefined;
+  const ignore = async (node: string, why: string): Promise<null> => {
+    await cluster.recordNodeEvent?.(node, {
+      type: 'Warning',
+      reason: CHECKPOINT_IGNORED_EVENT,
+      message: `Ignored the run checkpoint ${FENCER_ANNOTATION.runCheckpoint}: ${why}. The run starts afresh from what it observes.`,
+      action: 'Ignore',
+    });
+    return null;
+  };
   return {
     async read(node, runId) {
       const view = await cluster.getNode(node);
       const text = view?.annotations[FENCER_ANNOTATION.runCheckpoint];
-      if (text === undefined) return null;
-      const checkpoint = parse(text);
+      if (view == null || text === undefined) return null;
+      let checkpoint: RunCheckpoint;
+      try {
+        checkpoint = parse(text);
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        return ignore(node, error.message);
+      }
       if (checkpoint.history.runId !== runId) return null;
+      const problems = checkpointProblems(checkpoint.history, view.uid);
+      if (problems.length > 0) return ignore(node, problems.join('; '));
       last = memoryOf(checkpoint.history, checkpoint.decision?.done ?? false);
       return checkpoint;
     },

@@ -6,6 +6,8 @@
  * or a bound changes in one place for both.
  */
 import * as z from 'zod';
+import { parseControlPlaneLabels } from '../domain/control-plane.js';
+import { CONTROL_PLANE_LABELS_ENV } from './control-plane-labels.js';
 import { clusterName } from './fence-request.js';
 
 /** The health check's schedule and threshold. */
@@ -37,6 +39,10 @@ export const routerBoundsSchema = z
   .strict()
   .default({ maxRunsPerEvent: 10, concurrency: 2 });
 
+/** The fencing functions' environment for the cluster's own control-plane labels; none when it has none. */
+export const controlPlaneLabelsEnvironment = (labels: readonly string[]): Record<string, string> =>
+  labels.length > 0 ? { [CONTROL_PLANE_LABELS_ENV]: labels.join(',') } : {};
+
 /** The fields both stacks share, to spread into each stack's cluster object. */
 export const sharedClusterFields = {
   /** The cluster name, as in the instances' `kubernetes.io/cluster/<name>` tag. */
@@ -49,6 +55,21 @@ export const sharedClusterFields = {
   requestDefaults: z.record(z.string(), z.unknown()).default({}),
   healthCheck: healthCheckSchema,
   sweep: sweepScheduleSchema,
+  /**
+   * Label keys that mark the cluster's control-plane nodes on top of the common role labels, for an
+   * installer that marks them some other way (`FENCER_CONTROL_PLANE_LABELS` of the fencing functions).
+   */
+  controlPlaneLabels: z
+    .array(z.string().min(1).max(316))
+    .max(20)
+    .default([])
+    .superRefine((keys, ctx) => {
+      try {
+        parseControlPlaneLabels(keys.join(','));
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    }),
   maxSteps: z.number().int().min(10).max(2000).default(360),
   timeoutMinutes: z.number().int().min(5).max(1440).default(45),
 };

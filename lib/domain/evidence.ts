@@ -37,7 +37,9 @@ export function describePower(power: PowerEvidence): string {
     power.providerState === undefined ? null : `provider state ${power.providerState}`,
     power.stateCode === undefined ? null : `code ${power.stateCode}`,
     power.stateReason === undefined ? null : `reason "${power.stateReason}"`,
-    power.launchTime === undefined ? null : `launched ${power.launchTime}`,
+    power.launchTime === undefined
+      ? null
+      : `launched ${power.launchTime}${power.launchTimePrecision === 'minute' || power.launchTimePrecision === 'second' ? ` (to the ${power.launchTimePrecision})` : ''}`,
   ].filter((detail): detail is string => detail !== null);
   const suffix = details.length > 0 ? ` (${details.join(', ')})` : '';
   return `instance ${power.instanceId}: ${power.state}${suffix}, observed ${power.observedAt}`;

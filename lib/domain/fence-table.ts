@@ -16,15 +16,10 @@ import {
   providerIdPresent,
   sameTarget,
 } from './rules/input.js';
-import {
-  heartbeatStale,
-  instanceNotStartedAgain,
-  leaseStale,
-  nodeNotReady,
-  seenAlive,
-} from './rules/liveness.js';
+import { heartbeatStale, leaseStale, nodeNotReady, seenAlive } from './rules/liveness.js';
 import { controlPlaneAllowed, instanceOwned, notOptedOut, strategySupported } from './rules/policy.js';
 import { commit, confirmOff, dryRunReport, instanceStoppable, powerObserved } from './rules/power.js';
+import { providerAcceptsCalls } from './rules/provider.js';
 import {
   accelerateForceDelete,
   addTaint,
@@ -35,6 +30,7 @@ import {
   stillOff,
   toleratingPods,
 } from './rules/release.js';
+import { instanceNotStartedAgain } from './rules/started-again.js';
 import {
   addressesUnique,
   confirmStorage,
@@ -59,6 +55,8 @@ export const FENCE_TABLE: readonly Rule<FenceContext>[] = [
   providerIdPresent,
   providerIdParses,
   sameTarget,
+  // A provider error judged permanent ends the run at once (rule 9)
+  providerAcceptsCalls,
   evidenceNamesInstance,
   instanceUnique,
   addressesUnique,

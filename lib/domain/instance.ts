@@ -52,6 +52,11 @@ export interface PowerEvidence {
   readonly stateReason?: string;
   /** When the current boot began (EC2 LaunchTime), ISO 8601. A later value than a fence proves a power cycle. */
   readonly launchTime?: string;
+  /**
+   * How finely the provider reports `launchTime` (ECS: `minute`); absent means exact. Read through
+   * `launch-time.ts`, never by comparing `launchTime` alone.
+   */
+  readonly launchTimePrecision?: 'millisecond' | 'second' | 'minute';
   /** Lifecycle: `spot` instances with a one-time request cannot be stopped. */
   readonly lifecycle?: 'on-demand' | 'spot' | 'spot-one-time';
   /** When this observation was made, ISO 8601. */
@@ -97,6 +102,11 @@ export type OwnershipVerdict =
   | { readonly owned: true; readonly evidence: string }
   | {
       readonly owned: false;
-      readonly reason: 'wrong-cluster' | 'wrong-account' | 'wrong-region';
+      /**
+       * `not-found`: the provider, asked in the configured account and region, does not know the instance.
+       * Never proof that it is not the cluster's, nor that it is: only the run that had resolved and
+       * committed to this very instance may read it as gone (`instance-owned`).
+       */
+      readonly reason: 'wrong-cluster' | 'wrong-account' | 'wrong-region' | 'not-found';
       readonly detail: string;
     };

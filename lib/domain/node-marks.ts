@@ -15,9 +15,6 @@ export const OUT_OF_SERVICE_TAINT = {
   effect: 'NoExecute',
 } as const;
 
-/** The label that marks a control-plane node. */
-export const CONTROL_PLANE_LABEL = 'node-role.kubernetes.io/control-plane';
-
 /** Annotations the fencer owns on a Node. */
 export const FENCER_ANNOTATION = {
   /** JSON {@link FenceRecord}: what the fencer added, with the exact taint, written in the same update. */

@@ -27,6 +27,12 @@ export interface ProviderFault {
   readonly throttled?: boolean;
   /** A storage system's failure code (e.g. `MgrUnreachable`, `AuthRefused`), when it gave one. */
   readonly code?: string;
+  /**
+   * The adapter judged that asking again cannot succeed: `credentials` when the provider rejected the
+   * fencer's credentials (a wrong secret, a bad signature, an expired token), `rejected` for any other
+   * refusal (a permission the fencer lacks). The run ends at once; it never retries such a fault.
+   */
+  readonly permanent?: 'credentials' | 'rejected';
 }
 
 /** A provider answer or the fault that prevented it. */
@@ -73,8 +79,13 @@ export interface ObservedNode {
   readonly csiNodeIds: readonly CsiNodeId[];
   /** status.nodeInfo.bootID: a new one proves a reboot where there is no compute provider to ask. */
   readonly bootId: string | null;
-  /** Carries the `node-role.kubernetes.io/control-plane` label. */
+  /**
+   * The control plane by any sign `control-plane.ts` knows: a role label (`control-plane`, `master`,
+   * RKE's `controlplane`, `etcd`), a label the operator names, a static etcd or kube-apiserver pod.
+   */
   readonly controlPlane: boolean;
+  /** Those signs in words, for the refusal's evidence. */
+  readonly controlPlaneSignals?: readonly string[];
   /** Carries the fencer's opt-out annotation. */
   readonly optedOut: boolean;
   /** Every taint keyed `node.kubernetes.io/out-of-service`, exactly as read (whoever added it). */

@@ -21,6 +21,7 @@ export const Reason = {
   InstanceNotOwned: 'InstanceNotOwned',
   WrongAccount: 'WrongAccount',
   WrongRegion: 'WrongRegion',
+  InstanceNotFound: 'InstanceNotFound',
   InstanceMismatch: 'InstanceMismatch',
   TargetChanged: 'TargetChanged',
   InstanceClaimedByOtherNode: 'InstanceClaimedByOtherNode',
@@ -38,6 +39,8 @@ export const Reason = {
   PowerOffNotConfirmed: 'PowerOffNotConfirmed',
   ProviderApiError: 'ProviderApiError',
   ProviderThrottled: 'ProviderThrottled',
+  ProviderCredentialsRejected: 'ProviderCredentialsRejected',
+  ProviderCallRejected: 'ProviderCallRejected',
   // Storage isolation (rule 1 for network images)
   NoAddressToFence: 'NoAddressToFence',
   StorageUnreachable: 'StorageUnreachable',
@@ -73,6 +76,8 @@ export const REASON_SENTENCES: Readonly<Record<Reason, string>> = {
   InstanceNotOwned: "The instance does not carry this cluster's ownership tag.",
   WrongAccount: 'The instance is not in the configured account.',
   WrongRegion: 'The instance is not in the configured region.',
+  InstanceNotFound:
+    'The provider does not know the instance in the configured account and region, and the run had not committed to it.',
   InstanceMismatch: 'The provider evidence names a different instance than the node.',
   TargetChanged: 'The node or its instance changed identity during the run.',
   InstanceClaimedByOtherNode:
@@ -91,6 +96,10 @@ export const REASON_SENTENCES: Readonly<Record<Reason, string>> = {
   PowerOffNotConfirmed: 'The provider did not report the instance off before the deadline.',
   ProviderApiError: "The provider's API failed; its answer is not evidence of anything.",
   ProviderThrottled: "The provider's API is throttling the fencer; its answer is not evidence of anything.",
+  ProviderCredentialsRejected:
+    "The provider rejected the fencer's credentials (a wrong secret, a bad signature, an expired token); no retry can change that.",
+  ProviderCallRejected:
+    'The provider refused a call in a way no retry can change (a permission the fencer lacks); the run ends at once.',
   NoAddressToFence:
     'The node has no InternalIP and no configured range: its storage clients cannot be fenced.',
   StorageUnreachable:

@@ -3,6 +3,7 @@
  * `remove-taint` is a reason to keep the taint.
  */
 import type { Rule } from './decision.js';
+import { unfenceProviderAcceptsCalls } from './rules/provider.js';
 import {
   liftBlocklist,
   nodeReadyAgain,
@@ -23,6 +24,7 @@ export const UNFENCE_TABLE: readonly Rule<UnfenceContext>[] = [
   staleRecordCleared,
   taintOwned,
   unfenceInstanceResolved,
+  unfenceProviderAcceptsCalls,
   nodeReadyAgain,
   unfenceInstanceOwned,
   powerCycled,

@@ -83,6 +83,10 @@ export interface PodView {
   /** Whether the pod tolerates the out-of-service taint for good (the taint never evicts it). */
   readonly toleratesOutOfService: boolean;
   readonly ownerKind?: string;
+  /** Carries `kubernetes.io/config.mirror`: the API's copy of a static pod the kubelet runs from a file. */
+  readonly mirror?: boolean;
+  /** Its `component` label (kubeadm's static pods: `etcd`, `kube-apiserver`). */
+  readonly component?: string;
   /** Why the first waiting container waits, e.g. `ContainerCreating`; absent when none waits. */
   readonly waitingReason?: string;
   /** The scheduler's message when PodScheduled is False (e.g. `0/3 nodes are available: ...`). */

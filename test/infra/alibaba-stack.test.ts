@@ -32,6 +32,7 @@ const clusters = [
     region: 'cn-hangzhou',
     kubeconfig: { oosParameter: 'kube-fencer-batch' },
     clusterTagKey: 'kube-fencer/cluster',
+    controlPlaneLabels: ['example.com/role-etcd'],
     vpc: {
       vpcId: 'vpc-bp1aaaaaaaaaaaa',
       vSwitchIds: ['vsw-bp1bbbbbbbbbbbb'],
@@ -113,6 +114,15 @@ describe('the Alibaba Cloud ROS stacks', () => {
     expect(resource('BatchRunFunction').Properties.EnvironmentVariables.FENCER_ECS_CLUSTER_TAG_KEY).toBe(
       'kube-fencer/cluster',
     );
+  });
+
+  it('gives the run function the cluster’s own control-plane labels, and sets none where there are none', () => {
+    expect(resource('BatchRunFunction').Properties.EnvironmentVariables.FENCER_CONTROL_PLANE_LABELS).toBe(
+      'example.com/role-etcd',
+    );
+    expect(
+      resource('ProdRunFunction').Properties.EnvironmentVariables.FENCER_CONTROL_PLANE_LABELS,
+    ).toBeUndefined();
   });
 
   it('grants no wildcard action, and a wildcard resource only to ECS Describe calls', () => {

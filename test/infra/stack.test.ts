@@ -126,6 +126,28 @@ describe('functions', () => {
       },
     });
   });
+  it('give the step function the cluster’s own control-plane labels, and refuse a key Kubernetes would not accept', () => {
+    const { template: labelled } = synth([
+      { ...EKS, controlPlaneLabels: ['example.com/role-etcd', 'example.com/role-api'] },
+    ]);
+    labelled.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('one reconcile step'),
+      Environment: {
+        Variables: Match.objectLike({
+          FENCER_CONTROL_PLANE_LABELS: 'example.com/role-etcd,example.com/role-api',
+        }),
+      },
+    });
+    // Without any, the variable is not set at all.
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('one reconcile step'),
+      Environment: { Variables: Match.objectLike({ FENCER_CONTROL_PLANE_LABELS: Match.absent() }) },
+    });
+    expect(() => synth([{ ...EKS, controlPlaneLabels: ['not a label'] }])).toThrow(
+      /control-plane labels must be Kubernetes label keys.*not a label/s,
+    );
+  });
+
   it('give the sweep the memory its compact views need at 125,000 VolumeAttachments, and the others the default', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('sweep zombie'),

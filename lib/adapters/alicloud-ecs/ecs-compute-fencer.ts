@@ -216,13 +216,14 @@ export class EcsComputeFencer implements ComputeFencer {
   }
 
   /**
-   * Not visible with these credentials in this region: another account, or released long enough ago that
-   * ECS forgot it. Neither lets us prove it is the cluster's.
+   * Not visible with these credentials in this region: released (ECS forgets a released instance at
+   * once), or never this account's. That is `not-found`, never `wrong-account`: the rules read it as gone
+   * only for the instance a run had already proved the cluster's and committed to.
    */
   #notOwned(ref: InstanceRef, misplaced?: string): OwnershipVerdict {
     if (misplaced) return { owned: false, reason: 'wrong-region', detail: misplaced };
-    const detail = `instance ${ref.instanceId} not found in region ${this.#region} with these credentials`;
-    return { owned: false, reason: 'wrong-account', detail };
+    const detail = `instance ${ref.instanceId} not found in region ${this.#region} with these credentials (ECS answered InvalidInstanceId.NotFound)`;
+    return { owned: false, reason: 'not-found', detail };
   }
 
   /** Why this fencer cannot speak for the instance, or `undefined` when it can. */

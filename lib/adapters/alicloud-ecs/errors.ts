@@ -38,6 +38,11 @@ export interface ProviderApiErrorDetails {
   readonly attempts?: number;
   /** Whether trying the step again later may succeed (throttling, 5xx, network, state races). */
   readonly retryable: boolean;
+  /**
+   * The provider rejected the fencer's credentials (a wrong secret, a bad signature, an expired token).
+   * @default false
+   */
+  readonly credentials?: boolean;
   /** ECS throttled the call: its last answer was a `Throttling*` code. */
   readonly throttled: boolean;
 }
@@ -54,6 +59,8 @@ export class ProviderApiError extends DomainProviderApiError {
   readonly requestId: string | undefined;
   readonly attempts: number | undefined;
   readonly retryable: boolean;
+  /** The credentials, not the request, are wrong: the CLI exits 7, and the run ends at once. */
+  readonly credentials: boolean;
 
   constructor(details: ProviderApiErrorDetails, message: string, options?: ErrorOptions) {
     const target = details.instanceId ? ` for ${details.instanceId}` : '';
@@ -70,6 +77,7 @@ export class ProviderApiError extends DomainProviderApiError {
     this.requestId = details.requestId;
     this.attempts = details.attempts;
     this.retryable = details.retryable;
+    this.credentials = details.credentials === true;
   }
 }
 

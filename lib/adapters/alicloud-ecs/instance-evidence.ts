@@ -28,16 +28,24 @@ const ECS_POWER_STATES: Readonly<Record<string, PowerState>> = {
 export const toPowerState = (status: string | undefined): PowerState =>
   (status !== undefined ? ECS_POWER_STATES[status] : undefined) ?? PowerState.Unknown;
 
+/** A launch time with the precision ECS gave it. */
+export interface EcsStartTime {
+  readonly launchTime: string;
+  readonly launchTimePrecision: NonNullable<PowerEvidence['launchTimePrecision']>;
+}
+
 /**
- * ECS's StartTime (`2026-04-14T22:32Z`, UTC, minute precision) as ISO 8601. Kept at the start of its
- * minute: a start later in the same minute as a fence is then not read as a power cycle (the safe way
- * round: the taint stays), and a start before the fence is never read as one after it.
+ * ECS's StartTime (`2026-04-14T22:32Z`, UTC, usually to the minute) as ISO 8601 with the precision it was
+ * written at. A time to the minute is any instant of that minute: the rules read it the safe way round
+ * (a start in the minute of a decision may be after it; one in the minute of a fence may be before it).
  */
-export const toStartTime = (startTime: string | undefined): string | undefined => {
-  if (!startTime || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z$/.test(startTime))
-    return undefined;
+export const toStartTime = (startTime: string | undefined): EcsStartTime | undefined => {
+  const match = startTime?.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z$/);
+  if (!startTime || !match) return undefined;
   const date = new Date(startTime);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+  if (Number.isNaN(date.getTime())) return undefined;
+  const launchTimePrecision = match[2] ? 'millisecond' : match[1] ? 'second' : 'minute';
+  return { launchTime: date.toISOString(), launchTimePrecision };
 };
 
 const SPOT_STRATEGIES: ReadonlySet<string> = new Set(['SpotWithPriceLimit', 'SpotAsPriceGo']);
@@ -65,14 +73,14 @@ const stateReasonOf = (instance: EcsInstance): string | undefined => {
 
 /** The evidence ECS gives for one instance. */
 export const toPowerEvidence = (instance: EcsInstance, observedAt: Date): PowerEvidence => {
-  const launchTime = toStartTime(instance.startTime);
+  const started = toStartTime(instance.startTime);
   const stateReason = stateReasonOf(instance);
   return {
     instanceId: instance.instanceId ?? '',
     state: toPowerState(instance.status),
     ...(instance.status !== undefined ? { providerState: instance.status } : {}),
     ...(stateReason !== undefined ? { stateReason } : {}),
-    ...(launchTime !== undefined ? { launchTime } : {}),
+    ...(started ?? {}),
     lifecycle: toLifecycle(instance.spotStrategy),
     observedAt: observedAt.toISOString(),
   };

@@ -56,8 +56,25 @@ export const errorCode = (error: unknown): string => {
 export const isThrottled = (error: unknown): boolean =>
   shapeOf(error).name === 'ThrottlingError' || errorCode(error).includes('Throttling');
 
+/** ECS codes that mean the credentials, not the request, are wrong: a wrong secret, a bad signature, an expired token. */
+const CREDENTIAL_CODES: ReadonlySet<string> = new Set([
+  'SignatureDoesNotMatch',
+  'IncompleteSignature',
+  'InvalidAccessKeyId',
+  'InvalidAccessKeyId.NotFound',
+  'InvalidAccessKeyId.Inactive',
+  'InvalidSecurityToken.Expired',
+  'InvalidSecurityToken.Malformed',
+  'InvalidSecurityToken.MismatchWithAccessKey',
+  'InvalidTimeStamp.Expired',
+]);
+
+/** Whether ECS rejected the fencer's credentials. */
+export const isCredentialError = (error: unknown): boolean => CREDENTIAL_CODES.has(errorCode(error));
+
 /** Whether the same call may succeed if made again: throttling, 5xx, transient codes, lost connections. */
 export const isRetryable = (error: unknown): boolean => {
+  if (isCredentialError(error)) return false;
   if (isThrottled(error)) return true;
   const code = errorCode(error);
   if (TRANSIENT_CODES.has(code) || TRANSIENT_TRANSPORT.has(code)) return true;
@@ -96,6 +113,7 @@ export const toProviderApiError = (
       requestId: shape.requestId && shape.requestId !== 'undefined' ? shape.requestId : undefined,
       attempts,
       retryable: isRetryable(error),
+      credentials: isCredentialError(error),
       throttled: isThrottled(error),
     },
     messageOf(error),

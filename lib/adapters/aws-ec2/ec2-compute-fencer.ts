@@ -137,13 +137,14 @@ export class Ec2ComputeFencer implements ComputeFencer {
   }
 
   /**
-   * Not visible with these credentials in this region: another account, another region, or gone for
-   * long enough that EC2 forgot it. None of them lets us prove it is the cluster's.
+   * Not visible with these credentials in this region: terminated long enough ago that EC2 forgot it
+   * (about an hour), or never this account's. That is `not-found`, never `wrong-account`: the rules read
+   * it as gone only for the instance a run had already proved the cluster's and committed to.
    */
   #notOwned(ref: InstanceRef, regionProblem?: string): OwnershipVerdict {
     if (regionProblem) return { owned: false, reason: 'wrong-region', detail: regionProblem };
-    const detail = `instance ${ref.instanceId} not found in region ${this.#region} of this account`;
-    return { owned: false, reason: 'wrong-account', detail };
+    const detail = `instance ${ref.instanceId} not found in region ${this.#region} of this account (EC2 answered InvalidInstanceID.NotFound)`;
+    return { owned: false, reason: 'not-found', detail };
   }
 
   /** Why this fencer cannot speak for the instance's region, or `undefined` when it can. */

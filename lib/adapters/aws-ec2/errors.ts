@@ -35,6 +35,11 @@ export interface ProviderApiErrorDetails {
   readonly attempts?: number;
   /** Whether trying the step again later may succeed (throttling, 5xx, network, state races). */
   readonly retryable: boolean;
+  /**
+   * The provider rejected the fencer's credentials (a wrong secret, a bad signature, an expired token).
+   * @default false
+   */
+  readonly credentials?: boolean;
   /** EC2 refused for load (RequestLimitExceeded and the like). */
   readonly throttled?: boolean;
 }
@@ -50,6 +55,8 @@ export class ProviderApiError extends DomainProviderApiError {
   readonly httpStatus: number | undefined;
   readonly attempts: number | undefined;
   readonly retryable: boolean;
+  /** The credentials, not the request, are wrong: the CLI exits 7, and the run ends at once. */
+  readonly credentials: boolean;
 
   constructor(details: ProviderApiErrorDetails, message: string, options?: ErrorOptions) {
     super(
@@ -62,6 +69,7 @@ export class ProviderApiError extends DomainProviderApiError {
     this.httpStatus = details.httpStatus;
     this.attempts = details.attempts;
     this.retryable = details.retryable;
+    this.credentials = details.credentials === true;
   }
 }
 

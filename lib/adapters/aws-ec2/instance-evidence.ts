@@ -44,6 +44,8 @@ export const toPowerEvidence = (
   stateCode: instance.State?.Code === undefined ? undefined : instance.State.Code & 0xff,
   stateReason: stateReasonOf(instance),
   launchTime: instance.LaunchTime?.toISOString(),
+  // EC2 reports LaunchTime to the second: a start later in the second of a decision may be after it.
+  ...(instance.LaunchTime ? { launchTimePrecision: 'second' as const } : {}),
   lifecycle,
   observedAt: observedAt.toISOString(),
 });

@@ -26,8 +26,25 @@ export const errorCode = (error: unknown): string => {
   return shape.Code ?? shape.name ?? 'UnknownError';
 };
 
+/** Codes that mean the credentials, not the request, are wrong: no retry can cure them. */
+const CREDENTIAL_CODES: ReadonlySet<string> = new Set([
+  'AuthFailure',
+  'SignatureDoesNotMatch',
+  'InvalidClientTokenId',
+  'UnrecognizedClientException',
+  'ExpiredToken',
+  'ExpiredTokenException',
+  'RequestExpired',
+  'CredentialsProviderError',
+]);
+
+/** Whether EC2 (or the SDK's credential chain) rejected the credentials. */
+export const isCredentialError = (error: unknown): boolean => CREDENTIAL_CODES.has(errorCode(error));
+
 const isRetryable = (error: unknown): boolean => {
-  if (STATE_RACE_CODES.has(errorCode(error))) return true;
+  if (isCredentialError(error)) return false;
+  // An empty answer about a known id is EC2's eventual consistency, not a verdict.
+  if (STATE_RACE_CODES.has(errorCode(error)) || errorCode(error) === 'EmptyDescribeResult') return true;
   if (!(error instanceof Error)) return false;
   const sdkError = error as Parameters<typeof isThrottlingError>[0];
   return isThrottlingError(sdkError) || isTransientError(sdkError) || isServerError(sdkError);
@@ -48,6 +65,7 @@ export const toProviderApiError = (
       httpStatus: shape.$metadata?.httpStatusCode,
       attempts: shape.$metadata?.attempts,
       retryable: isRetryable(error),
+      credentials: isCredentialError(error),
       throttled:
         error instanceof Error && isThrottlingError(error as Parameters<typeof isThrottlingError>[0]),
     },

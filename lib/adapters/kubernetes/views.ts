@@ -5,6 +5,7 @@
  * them, carry `Date`s. Every timestamp goes through {@link isoTime}, which takes both.
  */
 import type { V1Lease, V1Node, V1Pod, V1Taint, V1Toleration, VersionInfo } from '@kubernetes/client-node';
+import { MIRROR_POD_ANNOTATION } from '../../domain/control-plane.js';
 import type { LeaseView, NodeView, PodView, ServerVersion, Taint } from '../../ports/cluster.js';
 
 /** A Kubernetes timestamp as ISO 8601, from a JSON string or a `Date`. */
@@ -115,6 +116,8 @@ export const toPodView = (pod: V1Pod): PodView => {
     toleratesEverything: (pod.spec?.tolerations ?? []).some(toleratesEveryNoExecute),
     toleratesOutOfService: (pod.spec?.tolerations ?? []).some(toleratesOutOfService),
     ownerKind: owner?.kind,
+    ...(MIRROR_POD_ANNOTATION in (pod.metadata?.annotations ?? {}) ? { mirror: true } : {}),
+    ...(pod.metadata?.labels?.component ? { component: pod.metadata.labels.component } : {}),
     ...podStatusFields(pod),
   };
 };

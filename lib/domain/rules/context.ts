@@ -8,7 +8,7 @@ import type { Rule } from '../decision.js';
 import { ValidationError } from '../errors.js';
 import { describeFallible, describeNode, describePower } from '../evidence.js';
 import { assertHistory, proofFrom, type RunHistory, storageProofFrom } from '../history.js';
-import { type InstanceRef, isOff, type PowerEvidence } from '../instance.js';
+import { type InstanceRef, isOff, type PowerEvidence, PowerState } from '../instance.js';
 import { type IsolationPlan, isolationPlan } from '../isolation.js';
 import { type OutOfServiceState, outOfServiceState } from '../node-marks.js';
 import type { Observation, ObservedInstance, ObservedNode } from '../observation.js';
@@ -117,6 +117,12 @@ export function stagePhase(ctx: FenceContext): Phase {
   return ctx.taints?.releasing ? Phase.Drain : Phase.Taint;
 }
 
+/** A proof that the instance the run committed to is no longer known to its provider. */
+const goneMark = (proof: PowerEvidence): string =>
+  proof.state === PowerState.NotFound
+    ? ' (InstanceGone: the provider no longer knows the committed instance)'
+    : '';
+
 /** The facts every decision's evidence starts with. */
 export function baseEvidence(ctx: FenceContext): string[] {
   const lines: string[] = [];
@@ -127,7 +133,7 @@ export function baseEvidence(ctx: FenceContext): string[] {
     );
   if (ctx.history.decidedToFenceAt !== null)
     lines.push(`decided to fence at ${ctx.history.decidedToFenceAt}`);
-  if (ctx.proof !== null) lines.push(`proof of off: ${describePower(ctx.proof)}`);
+  if (ctx.proof !== null) lines.push(`proof of off${goneMark(ctx.proof)}: ${describePower(ctx.proof)}`);
   if (ctx.storageProof !== null)
     lines.push(
       `storage fenced: ${ctx.storageProof.found.map((e) => e.entry).join(', ')} listed at ${ctx.storageProof.observedAt}`,

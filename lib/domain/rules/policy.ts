@@ -3,10 +3,11 @@
  * the cluster's (rule 3), and strategies the server cannot honour.
  */
 import { Compliant, halt, NotApplicable } from '../decision.js';
+import { PowerState } from '../instance.js';
 import { Phase } from '../phases.js';
 import { Reason } from '../reasons.js';
 import { PollSeconds } from '../timing.js';
-import { type FenceRule, stagePhase } from './context.js';
+import { committed, type FenceContext, type FenceRule, stagePhase } from './context.js';
 import { waitOrExpire } from './deadline.js';
 
 export const notOptedOut: FenceRule = {
@@ -20,6 +21,9 @@ export const notOptedOut: FenceRule = {
   },
 };
 
+const signs = (signals: readonly string[] | undefined): string =>
+  signals !== undefined && signals.length > 0 ? ` (${signals.join(', ')})` : '';
+
 export const controlPlaneAllowed: FenceRule = {
   id: 'control-plane-allowed',
   contract: 'safety.md 4: control-plane nodes only when explicitly allowed',
@@ -27,7 +31,9 @@ export const controlPlaneAllowed: FenceRule = {
     if (ctx.node === null || !ctx.node.controlPlane) return NotApplicable;
     return ctx.request.limits.allowControlPlane
       ? Compliant
-      : halt(Phase.Refused, Reason.ControlPlaneNotAllowed, [`node ${ctx.node.name} is a control-plane node`]);
+      : halt(Phase.Refused, Reason.ControlPlaneNotAllowed, [
+          `node ${ctx.node.name} is a control-plane node${signs(ctx.node.controlPlaneSignals)}`,
+        ]);
   },
 };
 
@@ -35,11 +41,26 @@ const NOT_OWNED_REASON = {
   'wrong-cluster': Reason.InstanceNotOwned,
   'wrong-account': Reason.WrongAccount,
   'wrong-region': Reason.WrongRegion,
+  'not-found': Reason.InstanceNotFound,
 } as const;
+
+/**
+ * The instance the run resolved, proved the cluster's and committed to, and which the provider now does
+ * not know in the same account and region, and reports gone: released (ECS forgets at once) or terminated
+ * and forgotten (EC2, after about an hour). That is proof of off (safety.md 1), not a change of owner.
+ */
+const goneAfterCommit = (ctx: FenceContext): boolean =>
+  committed(ctx) &&
+  ctx.instance !== null &&
+  ctx.history.target?.instanceId === ctx.instance.ref.instanceId &&
+  ctx.power !== null &&
+  ctx.power.instanceId === ctx.instance.ref.instanceId &&
+  ctx.power.state === PowerState.NotFound;
 
 export const instanceOwned: FenceRule = {
   id: 'instance-owned',
-  contract: 'safety.md 3: the instance carries the ownership tag, in the configured account and region',
+  contract:
+    'safety.md 3: the instance carries the ownership tag, in the configured account and region; once committed, the same instance gone is off (safety.md 1)',
   check: (ctx) => {
     if (ctx.instance === null) return NotApplicable;
     const ownership = ctx.instance.ownership;
@@ -57,6 +78,7 @@ export const instanceOwned: FenceRule = {
     }
     const verdict = ownership.value;
     if (verdict.owned) return Compliant;
+    if (verdict.reason === 'not-found' && goneAfterCommit(ctx)) return Compliant;
     return halt(Phase.Refused, NOT_OWNED_REASON[verdict.reason], [
       `${ctx.instance.ref.instanceId}: ${verdict.detail}`,
     ]);

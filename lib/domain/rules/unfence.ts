@@ -6,6 +6,7 @@
 import { ActionKind } from '../action.js';
 import { act, Compliant, halt, NotApplicable } from '../decision.js';
 import { PowerState } from '../instance.js';
+import { surelyLaunchedAfter } from '../launch-time.js';
 import { describeTaint } from '../node-marks.js';
 import { Phase } from '../phases.js';
 import { Reason } from '../reasons.js';
@@ -126,6 +127,8 @@ export const unfenceInstanceOwned: UnfenceRule = {
       'wrong-cluster': Reason.InstanceNotOwned,
       'wrong-account': Reason.WrongAccount,
       'wrong-region': Reason.WrongRegion,
+      // Gone: no power cycle of it can ever be shown, so its taint is not lifted on its behalf.
+      'not-found': Reason.InstanceNotFound,
     }[ownership.value.reason];
     return halt(Phase.Refused, reason, [ownership.value.detail]);
   },
@@ -163,10 +166,8 @@ export const powerCycled: UnfenceRule = {
       return waitFor(ctx, Reason.ProviderApiError, [`${power.error.name}: ${power.error.message}`]);
     const { state, launchTime, instanceId } = power.value;
     const fencedAt = instant(record.fencedAt, 'fenceRecord.fencedAt');
-    const cycled =
-      state === PowerState.Running &&
-      launchTime !== undefined &&
-      instant(launchTime, 'launchTime') > fencedAt;
+    // A launch time known only to its minute may stand for a start before the fence: only a surely later one counts.
+    const cycled = state === PowerState.Running && surelyLaunchedAfter(power.value, fencedAt);
     if (cycled) return Compliant;
     return waitFor(ctx, Reason.NoPowerCycleSinceFence, [
       `instance ${instanceId} is ${state}, launched ${launchTime ?? 'at an unknown time'}; fenced at ${record.fencedAt}`,

@@ -90,7 +90,8 @@ describe('inspect', () => {
       stateReason: expect.stringMatching(/InvalidInstanceId.NotFound/),
     });
     expect(seen.identity).toBeNull();
-    expect(seen.ownership).toMatchObject({ owned: false });
+    // Not found is its own answer, never "another account": a run committed to it reads it as gone.
+    expect(seen.ownership).toMatchObject({ owned: false, reason: 'not-found' });
     expect((await emulator.admin.requests()).map((r) => [r.action, r.code])).toEqual([
       ['DescribeInstances', undefined],
       ['DescribeInstanceAttribute', 'InvalidInstanceId.NotFound'],

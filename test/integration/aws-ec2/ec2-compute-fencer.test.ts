@@ -73,7 +73,7 @@ describe('inspect', () => {
     const inspection = await fencer.inspect(UNKNOWN_REF, CLUSTER);
 
     expect(inspection).toMatchObject({
-      ownership: { owned: false, reason: 'wrong-account' },
+      ownership: { owned: false, reason: 'not-found' },
       power: { state: 'not-found' },
       identity: null,
     });

@@ -12,6 +12,7 @@ import {
   DescribeVolumesCommand,
   type EC2Client,
   StopInstancesCommand,
+  TerminateInstancesCommand,
 } from '@aws-sdk/client-ec2';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -249,6 +250,23 @@ describe('the EC2 fault injector', () => {
     await expect(dryRun).rejects.toMatchObject({ name: 'DryRunOperation' });
     expect(await describeInstanceState(moto, instanceId)).toBe('running');
     expect(await stateVia(fencer, instanceId)).toBe('stopping/64');
+  });
+
+  it('answers InvalidInstanceID.NotFound for a terminated instance EC2 has forgotten, and for it alone', async () => {
+    const gone = await worker('forgotten');
+    const other = await worker('remembered');
+    await moto.send(new TerminateInstancesCommand({ InstanceIds: [gone.instanceId] }));
+    faults.inject({ kind: 'forgotten', instanceId: gone.instanceId });
+
+    await expect(stateVia(fencer, gone.instanceId)).rejects.toMatchObject({
+      name: 'InvalidInstanceID.NotFound',
+    });
+    expect(await stateVia(fencer, other.instanceId)).toBe('running/16');
+    // moto itself still shows it terminated: only the fencer's view is the forgetting EC2's.
+    expect(await describeInstanceState(moto, gone.instanceId)).toBe('terminated');
+    expect(faults.requests().find((r) => r.instanceIds.includes(gone.instanceId))?.faults).toEqual([
+      `forgotten ${gone.instanceId}`,
+    ]);
   });
 
   it('refuses a fault that could not mean what was meant, and injects nothing', () => {

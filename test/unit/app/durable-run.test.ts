@@ -11,7 +11,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runFenceDurably } from '../../../lib/app/durable-run.js';
-import { nodeCheckpoints } from '../../../lib/app/run-checkpoint.js';
+import { CHECKPOINT_IGNORED_EVENT, nodeCheckpoints } from '../../../lib/app/run-checkpoint.js';
 import { parseRunCheckpoint } from '../../../lib/config/run-checkpoint.js';
 import { FENCER_ANNOTATION } from '../../../lib/domain/node-marks.js';
 import { Crash, type CrashPoint, CrashWorld, request } from './support/crash-world.js';
@@ -97,5 +97,27 @@ describe('a fencing run crashed at any point', async () => {
     expect(again).toMatchObject({ outcome: 'fenced', attempt: 'replayed' });
     expect(world.writes.length).toBe(writesBefore);
     expect(world.node.annotations[FENCER_ANNOTATION.runCheckpoint]).toContain('"done":true');
+  });
+
+  it('ignores, loudly, a checkpoint of this run id written for another request, instead of failing the attempt', async () => {
+    const world = new CrashWorld();
+    await attempt(world);
+    const other = { ...request, accelerate: !request.accelerate };
+    const deps = world.deps();
+    const events: string[] = [];
+    const cluster = {
+      ...deps.cluster,
+      recordNodeEvent: async (_: string, event: { reason: string }) => void events.push(event.reason),
+    };
+
+    const again = await runFenceDurably(
+      { ...deps, cluster },
+      other,
+      nodeCheckpoints(cluster, parseRunCheckpoint, deps.clock.now),
+      { runId: RUN, timeoutSeconds: 60 },
+    );
+
+    expect(again.attempt).toBe('fresh');
+    expect(events).toContain(CHECKPOINT_IGNORED_EVENT);
   });
 });

@@ -56,6 +56,8 @@ describe('decide: the fence table', () => {
       'provider-id-present',
       'provider-id-parses',
       'same-target',
+      // a provider error judged permanent ends the run at once (rule 9)
+      'provider-accepts-calls',
       'evidence-names-instance',
       'instance-unique',
       'addresses-unique',

@@ -8,12 +8,7 @@ import { Compliant, NotApplicable, ValidationError } from '../../../lib/domain/i
 import { inFlightWithinLimits, unhealthyWithinLimits } from '../../../lib/domain/rules/blast-radius.js';
 import { identityConsistent, identityCorroborated } from '../../../lib/domain/rules/identity.js';
 import { evidenceNamesInstance, providerIdPresent, sameTarget } from '../../../lib/domain/rules/input.js';
-import {
-  heartbeatStale,
-  instanceNotStartedAgain,
-  leaseStale,
-  seenAlive,
-} from '../../../lib/domain/rules/liveness.js';
+import { heartbeatStale, leaseStale, seenAlive } from '../../../lib/domain/rules/liveness.js';
 import { controlPlaneAllowed, instanceOwned, notOptedOut } from '../../../lib/domain/rules/policy.js';
 import {
   commit,
@@ -22,6 +17,7 @@ import {
   instanceStoppable,
   powerObserved,
 } from '../../../lib/domain/rules/power.js';
+import { instanceNotStartedAgain } from '../../../lib/domain/rules/started-again.js';
 import { PollSeconds } from '../../../lib/domain/timing.js';
 import {
   aRequest,

@@ -4,8 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../lib/domain/index.js';
-import { instanceNotStartedAgain, leaseStale } from '../../../lib/domain/rules/liveness.js';
+import { leaseStale } from '../../../lib/domain/rules/liveness.js';
 import { confirmOff } from '../../../lib/domain/rules/power.js';
+import { instanceNotStartedAgain } from '../../../lib/domain/rules/started-again.js';
 import { confirmStorage } from '../../../lib/domain/rules/storage.js';
 import { powerCycled } from '../../../lib/domain/rules/unfence.js';
 import { unfenceContext } from '../../../lib/domain/rules/unfence-context.js';

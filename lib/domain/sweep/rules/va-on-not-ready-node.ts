@@ -3,7 +3,8 @@
  * holds attached volumes and nobody is fencing it. The cure is fencing, never deleting the
  * VolumeAttachment: with --remediate the sweep starts the fence use case, within the limits.
  */
-import { CONTROL_PLANE_LABEL, FENCER_ANNOTATION } from '../../node-marks.js';
+import { controlPlaneSignals } from '../../control-plane.js';
+import { FENCER_ANNOTATION } from '../../node-marks.js';
 import { SweepClass } from '../classes.js';
 import { describeInstanceFact } from '../cross-check.js';
 import { Compliant, finding, NextActionKind, NotApplicable, type SweepRule } from '../finding.js';
@@ -48,7 +49,8 @@ export const vaOnNotReadyNode: SweepRule<SweepNode> = {
     const instance = cross?.instances[0];
     const state = instance ? ` (${describeInstanceFact(instance)})` : '';
     const optedOut = node !== undefined && FENCER_ANNOTATION.optOut in node.annotations;
-    const controlPlane = node !== undefined && CONTROL_PLANE_LABEL in node.labels;
+    const controlPlane =
+      node !== undefined && controlPlaneSignals({ nodeName: draft.key, labels: node.labels }).length > 0;
     const caveat = optedOut
       ? ' The node opted out of fencing (kube-fencer.io/opt-out): fence it by hand after confirming it is off.'
       : controlPlane

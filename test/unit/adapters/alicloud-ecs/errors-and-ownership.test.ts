@@ -60,6 +60,20 @@ describe('ECS errors', () => {
   });
 
   it.each([
+    ['SignatureDoesNotMatch', 400, true],
+    ['InvalidAccessKeyId.NotFound', 404, true],
+    ['InvalidSecurityToken.Expired', 400, true],
+    ['Forbidden.RAM', 403, false],
+    ['Throttling.User', 400, false],
+  ] as const)('judges once whether %s rejects the credentials', (code, status, credentials) => {
+    const Kind = code.startsWith('Throttling') ? ThrottlingError : ClientError;
+    const wrapped = toProviderApiError('DescribeInstances', 'i-1', sdkError(Kind, status, code));
+    expect(wrapped.credentials).toBe(credentials);
+    // Rejected credentials are never worth another attempt.
+    if (credentials) expect(wrapped.retryable).toBe(false);
+  });
+
+  it.each([
     [Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }), 'ECONNRESET', true],
     [
       Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),

@@ -13,6 +13,7 @@ import {
   toStartTime,
 } from '../../../../lib/adapters/alicloud-ecs/instance-evidence.js';
 import { isOff } from '../../../../lib/domain/instance.js';
+import { possiblyLaunchedAfter, surelyLaunchedAfter } from '../../../../lib/domain/launch-time.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 
@@ -44,14 +45,41 @@ describe('toPowerState', () => {
 
 describe('toStartTime', () => {
   it.each([
-    ['2026-04-14T22:32Z', '2026-04-14T22:32:00.000Z'],
-    ['2026-04-14T22:32:45Z', '2026-04-14T22:32:45.000Z'],
+    ['2026-04-14T22:32Z', { launchTime: '2026-04-14T22:32:00.000Z', launchTimePrecision: 'minute' }],
+    ['2026-04-14T22:32:45Z', { launchTime: '2026-04-14T22:32:45.000Z', launchTimePrecision: 'second' }],
+    [
+      '2026-04-14T22:32:45.250Z',
+      { launchTime: '2026-04-14T22:32:45.250Z', launchTimePrecision: 'millisecond' },
+    ],
     ['', undefined],
     ['2026-04-14 22:32', undefined],
     ['2026-13-14T22:32Z', undefined],
     [undefined, undefined],
-  ])('reads %s as %s', (raw, iso) => {
-    expect(toStartTime(raw)).toBe(iso);
+  ])('reads %s as %o, with the precision it was written at', (raw, iso) => {
+    expect(toStartTime(raw)).toEqual(iso);
+  });
+});
+
+describe('ECS start times read to the minute, through the evidence', () => {
+  const MINUTE = 60_000;
+  const base = Date.parse('2026-04-14T22:00:00.000Z');
+  const asEcsWrites = (ms: number): string => `${new Date(ms).toISOString().slice(0, 16)}Z`;
+
+  it('a start after an instant is always possibly after it, and surely after it only if it truly was', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: base, max: base + 10 * MINUTE }),
+        fc.integer({ min: base, max: base + 10 * MINUTE }),
+        (start, decision) => {
+          const ev = toPowerEvidence(
+            { instanceId: 'i-bp1abcdefghijklmnopq', status: 'Running', startTime: asEcsWrites(start) },
+            NOW,
+          );
+          if (start > decision) expect(possiblyLaunchedAfter(ev, decision)).toBe(true);
+          if (surelyLaunchedAfter(ev, decision)) expect(start).toBeGreaterThan(decision);
+        },
+      ),
+    );
   });
 });
 
@@ -82,6 +110,7 @@ describe('toPowerEvidence', () => {
       providerState: 'Stopped',
       stateReason: 'operation locks: financial (overdue payment); stopped mode KeepCharging',
       launchTime: '2026-02-28T08:15:00.000Z',
+      launchTimePrecision: 'minute',
       lifecycle: 'spot',
       observedAt: NOW.toISOString(),
     });

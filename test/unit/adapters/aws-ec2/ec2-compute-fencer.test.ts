@@ -274,6 +274,7 @@ describe('observePower with rare answers', () => {
       stateReason:
         'Client.InstanceInitiatedShutdown: Instance initiated shutdown; User initiated (2026-03-01 11:59:00 GMT)',
       launchTime: '2026-02-01T00:00:00.000Z',
+      launchTimePrecision: 'second',
       lifecycle: 'on-demand',
       observedAt: NOW.toISOString(),
     });
@@ -301,6 +302,29 @@ describe('observePower with rare answers', () => {
     // Assess
     await expect(evidence).rejects.toBeInstanceOf(ProviderApiError);
     await expect(evidence).rejects.toMatchObject({ code: 'UnauthorizedOperation', retryable: false });
+  });
+
+  it('reports an instance EC2 no longer knows as not found, never as another account', async () => {
+    // Prepare: a terminated instance EC2 has forgotten (after about an hour).
+    ec2
+      .on(DescribeInstancesCommand)
+      .rejects(ec2Error('InvalidInstanceID.NotFound', `The instance ID '${INSTANCE_ID}' does not exist`));
+
+    // Act
+    const inspection = await fencer.inspect(REF, 'demo');
+    const verdict = await fencer.verifyOwnership(REF, 'demo');
+
+    // Assess
+    expect(inspection).toMatchObject({
+      ownership: {
+        owned: false,
+        reason: 'not-found',
+        detail: expect.stringMatching(/InvalidInstanceID.NotFound/),
+      },
+      power: { instanceId: INSTANCE_ID, state: 'not-found', observedAt: NOW.toISOString() },
+      identity: null,
+    });
+    expect(verdict).toMatchObject({ owned: false, reason: 'not-found' });
   });
 
   it('does not read an empty DescribeInstances answer as not-found', async () => {

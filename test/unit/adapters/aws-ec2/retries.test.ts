@@ -132,6 +132,26 @@ describe('EC2 retries (the SDK retry strategy)', () => {
       code: 'UnauthorizedOperation',
       httpStatus: 403,
       retryable: false,
+      credentials: false,
+    });
+    expect(requests()).toBe(1);
+  });
+
+  it('judges a rejected signature once: not retryable, and the credentials are at fault', async () => {
+    // Prepare
+    const { fencer, requests } = fencerOver([
+      ec2ErrorXml(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match.'),
+      RUNNING,
+    ]);
+
+    // Act
+    const inspection = fencer.inspect(REF, 'demo');
+
+    // Assess
+    await expect(inspection).rejects.toMatchObject({
+      code: 'SignatureDoesNotMatch',
+      retryable: false,
+      credentials: true,
     });
     expect(requests()).toBe(1);
   });

@@ -227,6 +227,27 @@ describe('toPodView', () => {
     });
   });
 
+  it('marks a static pod by its mirror annotation and keeps its component label', () => {
+    // Act
+    const mirror = toPodView(
+      aPod(
+        {},
+        {
+          namespace: 'kube-system',
+          name: 'etcd-node-b',
+          annotations: { 'kubernetes.io/config.mirror': 'a1b2' },
+          labels: { component: 'etcd', tier: 'control-plane' },
+        },
+      ),
+    );
+    const ordinary = toPodView(aPod());
+
+    // Assess
+    expect(mirror).toMatchObject({ mirror: true, component: 'etcd' });
+    expect(ordinary.mirror).toBeUndefined();
+    expect(ordinary.component).toBeUndefined();
+  });
+
   it('reports a DaemonSet-style catch-all toleration', () => {
     // Act
     const view = toPodView(aPod({ tolerations: [{ operator: 'Exists' }] }));

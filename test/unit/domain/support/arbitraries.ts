@@ -137,7 +137,17 @@ export interface StepFaults {
   readonly heartbeatAge: number | null;
   /** `follow` reports the simulated truth; a PowerState reports that instead (a stale or odd answer). */
   readonly power: 'follow' | 'api-error' | 'started' | PowerState;
-  readonly ownership: 'owned' | 'wrong-cluster' | 'wrong-account' | 'wrong-region' | 'error';
+  /** `not-found`: the provider no longer knows the machine, and reports it so (power `not-found`). */
+  readonly ownership:
+    | 'owned'
+    | 'wrong-cluster'
+    | 'wrong-account'
+    | 'wrong-region'
+    | 'not-found'
+    | 'error'
+    /** The adapter judged the error permanent: the credentials were rejected, or a permission is missing. */
+    | 'credentials-rejected'
+    | 'call-rejected';
   readonly disksError: boolean;
   readonly otherUnhealthy: number;
   readonly totalNodes: number;
@@ -185,7 +195,10 @@ export const stepFaultsArb: fc.Arbitrary<StepFaults> = fc.record({
     [1, 'wrong-cluster'],
     [1, 'wrong-account'],
     [1, 'wrong-region'],
+    [2, 'not-found'],
     [6, 'error'],
+    [1, 'credentials-rejected'],
+    [1, 'call-rejected'],
   ),
   disksError: rare(15),
   otherUnhealthy: weighted([30, 0], [6, fc.integer({ min: 1, max: 2 })], [1, fc.integer({ min: 3, max: 9 })]),

@@ -447,6 +447,31 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
       ),
     },
     {
+      name: 'ends the run at once, naming it, when the adapter judged a provider error permanent',
+      numRuns: runs(60),
+      property: fc.property(
+        fenceable.filter((c) => c.identity === 'ok' && !c.neverSeenAlive).map(onMachine),
+        fc.constantFrom<StepFaults['ownership']>('credentials-rejected', 'call-rejected'),
+        fc.integer({ min: 0, max: 6 }),
+        (config, rejected, at) => {
+          const faults = Array.from({ length: at + 1 }, (_, i) =>
+            i === at ? { ...CALM, ownership: rejected } : CALM,
+          );
+          const decisions = calmRun(decide, config, faults);
+          const last = decisions.at(-1);
+          // Fenced before the fault came: nothing left to end.
+          if (decisions.length <= at) return;
+          expect(decisions).toHaveLength(at + 1);
+          expect(last).toMatchObject({
+            done: true,
+            action: null,
+            reason:
+              rejected === 'credentials-rejected' ? 'ProviderCredentialsRejected' : 'ProviderCallRejected',
+          });
+        },
+      ),
+    },
+    {
       name: 'takes evidence about another instance for nothing: refuses before any action',
       numRuns: runs(50),
       property: fc.property(

@@ -110,6 +110,19 @@ const owned = (observation: Observation): boolean => {
   return instance?.resolved === true && instance.ownership.ok && instance.ownership.value.owned;
 };
 
+/** Rules 1 and 3: the provider no longer knows the machine and reports it gone (not found). */
+const goneFromProvider = (observation: Observation): boolean => {
+  const instance = observation.instance;
+  return (
+    instance?.resolved === true &&
+    instance.ownership.ok &&
+    !instance.ownership.value.owned &&
+    instance.ownership.value.reason === 'not-found' &&
+    instance.power.ok &&
+    instance.power.value.state === 'not-found'
+  );
+};
+
 /** Which path releases volumes: the legacy one on servers known to predate 1.26, else out-of-service. */
 const legacyPath = (request: FenceRequest, serverMinor: number | null): boolean =>
   request.strategy === 'legacy' || (request.strategy === 'auto' && serverMinor !== null && serverMinor < 26);
@@ -300,7 +313,9 @@ export class FenceOracle {
     const instance = observation.instance;
     // A machine the node names must be the cluster's; a bare-metal node, fenced at the storage layer
     // only, names none.
-    if (instance?.resolved && !owned(observation))
+    // Once committed, the very machine the run proved the cluster's may be gone: that is off, not foreign.
+    const goneAfterCommit = this.decidedAt !== null && this.target !== null && goneFromProvider(observation);
+    if (instance?.resolved && !owned(observation) && !goneAfterCommit)
       fail('acted without ownership verified in this observation');
     // What the run committed to, not what this observation alone calls for: Kubernetes may have cleared
     // the node's image attachments since.

@@ -24,6 +24,7 @@ import type {
   ObservedPod,
   ObservedStorage,
   ObservedVolumeAttachment,
+  OwnershipVerdict,
   PowerState,
   RunHistory,
 } from '../../../../lib/domain/index.js';
@@ -273,15 +274,31 @@ function observeInstance(
   if (bareMetal(config)) return { resolved: false, problem: 'missing', detail: 'spec.providerID is empty' };
   if (faults.providerId !== 'ok') return { resolved: false, problem: faults.providerId, detail: 'generated' };
   const reported =
-    faults.power === 'follow' || faults.power === 'started' || faults.power === 'api-error'
-      ? state.power
-      : faults.power;
-  const ownership =
+    faults.ownership === 'not-found'
+      ? 'not-found'
+      : faults.power === 'follow' || faults.power === 'started' || faults.power === 'api-error'
+        ? state.power
+        : faults.power;
+  const permanent =
+    faults.ownership === 'credentials-rejected'
+      ? ('credentials' as const)
+      : faults.ownership === 'call-rejected'
+        ? ('rejected' as const)
+        : null;
+  const notOwned = (reason: Extract<OwnershipVerdict, { owned: false }>['reason']): OwnershipVerdict => ({
+    owned: false,
+    reason,
+    detail: 'generated',
+  });
+  const ownership: OwnershipVerdict | null =
     faults.ownership === 'owned'
-      ? { owned: true as const, evidence: 'tag' }
-      : faults.ownership === 'error'
+      ? { owned: true, evidence: 'tag' }
+      : faults.ownership === 'error' ||
+          faults.ownership === 'credentials-rejected' ||
+          faults.ownership === 'call-rejected'
         ? null
-        : { owned: false as const, reason: faults.ownership, detail: 'generated' };
+        : notOwned(faults.ownership);
+  const ownershipFault = permanent === null ? fault() : { ...fault('SignatureDoesNotMatch'), permanent };
   const disks: DiskAttachment[] = [
     ROOT_DISK,
     ...(state.dataDisk === 'detached' ? [] : [{ ...DATA_DISK, state: state.dataDisk }]),
@@ -292,7 +309,7 @@ function observeInstance(
   return {
     resolved: true,
     ref: { provider: 'aws', instanceId: state.nodeInstance },
-    ownership: ownership === null ? { ok: false, error: fault() } : { ok: true, value: ownership },
+    ownership: ownership === null ? { ok: false, error: ownershipFault } : { ok: true, value: ownership },
     power: readFault ?? {
       ok: true,
       value: {
