@@ -5,7 +5,6 @@
  * were read (`readAt`), never at the end of a step that then spent seconds on the provider.
  */
 import { Compliant, halt, NotApplicable } from '../decision.js';
-import { PowerState } from '../instance.js';
 import { Phase } from '../phases.js';
 import { Reason } from '../reasons.js';
 import { instant, secondsFrom } from '../time.js';
@@ -73,30 +72,6 @@ export const seenAlive: FenceRule = {
     if (currentlyOff(ctx)) return Compliant;
     return halt(Phase.Refused, Reason.NeverSeenAlive, [
       `node ${ctx.node.name} has no Lease and ${lastHeartbeat === null ? 'no heartbeat' : 'a Ready condition its kubelet never posted'}`,
-    ]);
-  },
-};
-
-/** States that, once the instance was proven off, mean it was started again. */
-const STARTED_STATES: ReadonlySet<PowerState> = new Set<PowerState>([
-  PowerState.Pending,
-  PowerState.Running,
-  PowerState.Stopping,
-]);
-
-export const instanceNotStartedAgain: FenceRule = {
-  id: 'instance-not-started-again',
-  contract: 'safety.md 2: stop if the instance was started again after the decision',
-  check: (ctx) => {
-    if (ctx.decidedAt === null || ctx.power === null) return NotApplicable;
-    const { launchTime, state } = ctx.power;
-    const launchedSince = launchTime !== undefined && instant(launchTime, 'launchTime') > ctx.decidedAt;
-    const runningSinceProof = ctx.proof !== null && STARTED_STATES.has(state);
-    if (!launchedSince && !runningSinceProof) return Compliant;
-    return halt(Phase.Refused, Reason.InstanceStartedAgain, [
-      launchedSince
-        ? `launched ${launchTime}, after the decision at ${ctx.history.decidedToFenceAt}`
-        : `${state} after it was proven off at ${ctx.proof?.observedAt}`,
     ]);
   },
 };

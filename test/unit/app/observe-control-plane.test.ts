@@ -41,7 +41,7 @@ const aPod = (overrides: Partial<PodView>): PodView => ({
 function depsFor(node: NodeView, pods: readonly PodView[], controlPlaneLabels?: readonly string[]) {
   const cluster: Partial<Cluster> = {
     getNode: async () => node,
-    getNodeLease: async () => null,
+    getNodeLease: async () => ({ lease: null, servedAt: READ_AT }),
     getCSINode: async () => null,
     listNodes: async () => [node],
     serverVersion: async () => ({ major: 1, minor: 36, gitVersion: 'v1.36.3' }),

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Compliant, NotApplicable, ValidationError } from '../../../lib/domain/index.js';
-import {
-  heartbeatStale,
-  instanceNotStartedAgain,
-  leaseStale,
-  nodeNotReady,
-  seenAlive,
-} from '../../../lib/domain/rules/liveness.js';
+import { heartbeatStale, leaseStale, nodeNotReady, seenAlive } from '../../../lib/domain/rules/liveness.js';
+import { instanceNotStartedAgain } from '../../../lib/domain/rules/started-again.js';
 import { aRequest, checkFence, committedHistory, provenHistory, stopped, t } from './support/fixtures.js';
 
 describe('node-not-ready (safety.md 2)', () => {
