@@ -293,7 +293,8 @@ export class FenceOracle {
     if (this.request.dryRun) fail('a dry run lifted blocklist entries');
     if (this.decidedAt === null) fail('lifted blocklist entries before the run committed');
     if (this.released) fail('rule 1: lifted blocklist entries after a release');
-    if (entries.some((e) => this.listedBefore.has(e))) fail('lifted an entry listed before the run committed');
+    if (entries.some((e) => this.listedBefore.has(e)))
+      fail('lifted an entry listed before the run committed');
   }
 
   /** Rules 2, 3, 4: no action at all on a live, opted-out, forbidden, unowned or mistaken node. */
