@@ -11,13 +11,13 @@ import { ecsOf, ecsStatus, fencerEcsCalls } from '../support/ecs.js';
 import { runFencer } from '../support/fencer-cli.js';
 import { taintsOf, waitLeaseOlderThan } from '../support/lab-waits.js';
 
-const FENCE = ['--lease-grace', '10', '--max-unhealthy-fraction', '0.9', '--output', 'json'];
+const FENCE = ['--lease-grace', '40', '--max-unhealthy-fraction', '0.9', '--output', 'json'];
 const OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service=nodeshutdown:NoExecute';
 
 const cutAndWait = async (lab: Lab, node: string) => {
   await lab.cut(node);
   await waitNodeNotReady(lab, node);
-  await waitLeaseOlderThan(lab, node, 11);
+  await waitLeaseOlderThan(lab, node, 41);
 };
 
 describe('provider verdicts on Alibaba Cloud', () => {

@@ -112,7 +112,7 @@ describe('the incident, diagnosed and swept', () => {
       '--not-ready-threshold',
       '0',
       '--lease-grace',
-      '10',
+      '40',
       '--output',
       'json',
     ]);

@@ -24,7 +24,7 @@ describe('downstream blockers', () => {
       'fence',
       'node-a',
       '--lease-grace',
-      '10',
+      '40',
       '--output',
       'json',
     ]);

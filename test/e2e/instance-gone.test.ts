@@ -31,7 +31,7 @@ describe('an instance EC2 forgets after the run committed to it', () => {
       'fence',
       'node-a',
       '--lease-grace',
-      '10',
+      '40',
       '--output',
       'json',
       '--timeout',
