@@ -1,6 +1,7 @@
 import type { BlocklistEvidence, FenceEntry } from '../../domain/blocklist.js';
 import type {
   StorageCallOptions,
+  StorageDaemons,
   StorageFenceOutcome,
   StorageFencer,
   StorageFenceTarget,
@@ -11,6 +12,7 @@ import type {
 } from '../../ports/storage-fencer.js';
 import { evaluateBlocklist, type ListedEntry } from './blocklist.js';
 import { addCommand, type BlocklistDialect, type MonCommand, removeCommand } from './commands.js';
+import { readStorageDaemons } from './daemons.js';
 import { CephApiError } from './errors.js';
 import { type CephFencerLogger, silentLogger } from './logger.js';
 import { askDialect, changeThenReadBlocklist, readBlocklist } from './mon-reads.js';
@@ -77,6 +79,11 @@ export class CephRbdStorageFencer implements StorageFencer {
   async verify(target: StorageFenceTarget, options: StorageCallOptions = {}): Promise<BlocklistEvidence> {
     const expected = await this.#plan(target, options.signal);
     return this.#observe(target.node, expected, options.signal);
+  }
+
+  storageDaemons(options: StorageCallOptions = {}): Promise<StorageDaemons> {
+    const urls = [this.#settings.mgrUrl, ...this.#settings.standbyMgrUrls];
+    return readStorageDaemons(this.#client, urls, options.signal);
   }
 
   async fence(target: StorageFenceTarget, options: StorageMutationOptions): Promise<StorageFenceOutcome> {
