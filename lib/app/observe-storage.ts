@@ -67,10 +67,9 @@ export async function observeStorage(
   let daemons: StorageDaemons = { source: 'not read', daemons: [] };
   try {
     // Both reads must succeed: without the daemons' addresses nothing shows the fence spares them.
-    const [evidence, read] = await Promise.all([
-      fencer.verify(target, { signal }),
-      fencer.storageDaemons({ signal }),
-    ]);
+    // One after the other: the storage API may serve one request at a time.
+    const evidence = await fencer.verify(target, { signal });
+    const read = await fencer.storageDaemons({ signal });
     blocklist = { ok: true, value: evidence };
     daemons = read;
   } catch (err) {

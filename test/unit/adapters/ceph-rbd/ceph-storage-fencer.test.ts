@@ -102,7 +102,7 @@ describe('CephRbdStorageFencer over a scripted mon', () => {
     expect(mon.sent.at(-1)?.prefix).toBe('osd blocklist ls');
   });
 
-  it('sends every entry of a node in one request with the listing that proves them (one map epoch)', async () => {
+  it('sends every entry of a node in one request with the listing that proves them', async () => {
     const mon = new ScriptedMon();
     const fencer = fencerWith(mon);
     const twoAddresses = { node: 'node-a', addresses: ['10.77.0.2', '10.200.0.7'] };
