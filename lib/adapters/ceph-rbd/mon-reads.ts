@@ -20,8 +20,8 @@ export function readBlocklist(
 }
 
 /**
- * Runs `changes` (blocklist adds or removals) in one request, one after another, then `osd blocklist ls` once
- * they have all ended, and the listing that proves them in the same
+ * Runs `changes` (blocklist adds or removals) together in one request, then `osd blocklist ls` once
+ * they have all ended: one map epoch for all of them, and the listing that proves them in the same
  * round trip (see {@link RestfulClient.runThenRead}).
  */
 export async function changeThenReadBlocklist(

@@ -102,13 +102,12 @@ export class RestfulClient {
   }
 
   /**
-   * Runs `commands` in one request, one after another, then `read` once every one of them has ended,
-   * and returns what `read` printed. Each command is a phase of its own (`[[c1],[c2],[read]]`), never
-   * two in one phase: the module runs a phase's commands in parallel, and Pacific's mgr (16.2.15 on
-   * Debian's Python 3.11) crashes with a segmentation fault in `MonCommandCompletion::finish` when two
-   * of them complete at once; the lab saw it on a fence of a node's two addresses. One request still
-   * saves a round trip per command; the read in the last phase sees every change. A failed command
-   * fails the call (the module still runs the read), like {@link run}.
+   * Runs `commands` in one request, then `read` once every one of them has ended, and returns what
+   * `read` printed. The module serves one HTTP request at a time and a `?wait=1` request holds it until
+   * its commands end, so separate requests reach the mon one after the other, each waiting for its own
+   * map epoch (about a second each, the mon's `paxos_propose_interval`). Sent together, the mon takes
+   * them into one epoch; the read in the second phase sees that epoch. A failed command fails the call
+   * (the module still runs the read), like {@link run}.
    */
   runThenRead(
     commands: readonly MonCommand[],
@@ -116,7 +115,7 @@ export class RestfulClient {
     signal?: AbortSignal,
   ): Promise<CommandAnswer> {
     if (commands.length === 0) return this.run(read, signal);
-    const phases = `[${[...commands, read].map((c) => `[${encodeMonCommand(c)}]`).join(',')}]`;
+    const phases = `[[${commands.map(encodeMonCommand).join(',')}],[${encodeMonCommand(read)}]]`;
     const operation = commands[0]?.prefix ?? read.prefix;
     return this.#request(operation, phases, (op, answer) => readResult(op, answer, read), signal);
   }
