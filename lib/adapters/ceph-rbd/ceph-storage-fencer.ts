@@ -113,7 +113,7 @@ export class CephRbdStorageFencer implements StorageFencer {
     const expire = this.#settings.blocklistExpireSeconds;
     const absent = before.missing.filter((m) => m.until === undefined).map(withoutUntil);
     const lapsing = before.missing.filter((m) => m.until !== undefined).map(withoutUntil);
-    // Every absent entry in one request (one map epoch), read back in the same round trip.
+    // Every absent entry, one request each, then read back.
     let listed =
       absent.length > 0 ? await changeThenList(absent.map((e) => addCommand(e, dialect, expire))) : undefined;
     // An entry that is there but lapses too soon cannot be lengthened in place (Ceph keeps its expiry).
