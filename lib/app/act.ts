@@ -81,7 +81,7 @@ async function storageFence(
   deps: FencerDeps,
   action: Extract<Action, { kind: 'storage-fence' }>,
 ): Promise<ActionResult> {
-  const target = { node: action.node, addresses: action.addresses };
+  const target = { node: action.node, addresses: action.addresses, declared: action.declared };
   const outcome = await storageFencerOf(deps).fence(target, {
     dryRun: action.dryRun,
     signal: AbortSignal.timeout(ACTION_BUDGET_MS),

@@ -4,8 +4,14 @@
  */
 import { isNetworkImageDriver } from '../domain/blocklist.js';
 import type { Fallible, ObservedNode, ObservedStorage, ProviderFault } from '../domain/observation.js';
+import {
+  parseStorageAddresses,
+  ScopeConflictKind,
+  STORAGE_ADDRESSES_ANNOTATION,
+  scopeConflicts,
+} from '../domain/storage-scope.js';
 import type { NodeView } from '../ports/cluster.js';
-import type { StorageFencer } from '../ports/storage-fencer.js';
+import type { StorageDaemons, StorageFencer } from '../ports/storage-fencer.js';
 import type { FencerDeps } from './deps.js';
 
 /** The storage fencer that isolates volumes of `driver`, if one is configured. */
@@ -18,6 +24,16 @@ export const isImage = (deps: FencerDeps, driver: string | null): boolean =>
 
 const internalIps = (addresses: readonly { readonly type: string; readonly address: string }[]): string[] =>
   addresses.filter((a) => a.type === 'InternalIP').map((a) => a.address);
+
+/** The node's declared storage addresses: absent is none; malformed is an error and none. */
+function declaredOf(view: NodeView | undefined): { declared: string[]; declaredError: string | null } {
+  const value = view?.annotations[STORAGE_ADDRESSES_ANNOTATION];
+  if (value === undefined) return { declared: [], declaredError: null };
+  const parsed = parseStorageAddresses(value);
+  return parsed.ok
+    ? { declared: parsed.entries, declaredError: null }
+    : { declared: [], declaredError: parsed.error };
+}
 
 const faultOf = (err: unknown): ProviderFault => {
   const e = err as Error & { fault?: unknown };
@@ -45,16 +61,36 @@ export async function observeStorage(
     (drivers.includes(null) ? deps.storage?.[0] : undefined);
   if (!fencer) return null;
   const addresses = internalIps(node.addresses);
-  const mine = new Set(addresses);
-  const otherNodesSharingAddresses = nodes
-    .filter((n) => n.name !== node.name && internalIps(n.addresses).some((a) => mine.has(a)))
-    .map((n) => n.name)
-    .sort();
+  const { declared, declaredError } = declaredOf(nodes.find((n) => n.name === node.name));
+  const target = { node: node.name, addresses, declared };
   let blocklist: Fallible<Awaited<ReturnType<StorageFencer['verify']>>>;
+  let daemons: StorageDaemons = { source: 'not read', daemons: [] };
   try {
-    blocklist = { ok: true, value: await fencer.verify({ node: node.name, addresses }, { signal }) };
+    // Both reads must succeed: without the daemons' addresses nothing shows the fence spares them.
+    // One after the other: the storage API may serve one request at a time.
+    const evidence = await fencer.verify(target, { signal });
+    const read = await fencer.storageDaemons({ signal });
+    blocklist = { ok: true, value: evidence };
+    daemons = read;
   } catch (err) {
     blocklist = { ok: false, error: faultOf(err) };
   }
-  return { storage: fencer.storage, addresses, otherNodesSharingAddresses, blocklist };
+  // What would be blocklisted: the fencer's plan when it answered, else the node's own addresses.
+  const entries = blocklist.ok ? blocklist.value.expected.map((e) => e.entry) : [...addresses, ...declared];
+  const others = nodes
+    .filter((n) => n.name !== node.name)
+    .map((n) => ({ name: n.name, addresses: n.addresses.map((a) => a.address) }));
+  const conflicts = scopeConflicts(entries, others, daemons.daemons);
+  const otherNodesSharingAddresses = [
+    ...new Set(conflicts.filter((c) => c.kind === ScopeConflictKind.OtherNode).map((c) => c.party)),
+  ].sort();
+  return {
+    storage: fencer.storage,
+    addresses,
+    declared,
+    declaredError,
+    otherNodesSharingAddresses,
+    conflicts,
+    blocklist,
+  };
 }

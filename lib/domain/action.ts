@@ -45,6 +45,8 @@ export interface StorageFenceAction {
   readonly node: string;
   /** The node's InternalIP addresses, as observed. */
   readonly addresses: readonly string[];
+  /** The storage addresses the Node declares (its `kube-fencer.io/storage-addresses` annotation). */
+  readonly declared: readonly string[];
   readonly dryRun: boolean;
 }
 

@@ -38,6 +38,7 @@ import {
   storageObserved,
   watchesGone,
 } from './rules/storage.js';
+import { awayFromStorageDaemons, declaredAddressesValid } from './rules/storage-scope.js';
 import { PollSeconds } from './timing.js';
 
 /** Unreachable when the table is complete (a property test asserts it); waiting is the safe default. */
@@ -59,7 +60,9 @@ export const FENCE_TABLE: readonly Rule<FenceContext>[] = [
   providerAcceptsCalls,
   evidenceNamesInstance,
   instanceUnique,
+  declaredAddressesValid,
   addressesUnique,
+  awayFromStorageDaemons,
   identityConsistent,
   // Never fence a live node, re-checked every step (rule 2)
   nodeNotReady,

@@ -14,6 +14,7 @@ import type {
   PowerEvidence,
 } from './instance.js';
 import type { FenceRecord, TaintSnapshot } from './node-marks.js';
+import type { ScopeConflict } from './storage-scope.js';
 
 /** A Kubernetes condition status. A missing Ready condition is `Unknown`. */
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
@@ -180,8 +181,17 @@ export interface ObservedStorage {
   readonly storage: string;
   /** The node's InternalIP addresses: what its clients are fenced by. */
   readonly addresses: readonly string[];
-  /** Other Node objects that report one of those addresses: fencing them would cut that node off too. */
+  /** What the Node declares in its `kube-fencer.io/storage-addresses` annotation, validated. */
+  readonly declared: readonly string[];
+  /** Why that annotation is malformed, or `null` (absent or valid). Malformed: nothing is fenced. */
+  readonly declaredError: string | null;
+  /**
+   * Other Node objects that one of the entries to be blocklisted covers (any of their address types,
+   * compared as ranges): fencing would cut that node off too.
+   */
   readonly otherNodesSharingAddresses: readonly string[];
+  /** Every entry to be blocklisted that covers another Node's or a storage daemon's address. */
+  readonly conflicts: readonly ScopeConflict[];
   /** The blocklist entries the node needs, and what the storage cluster lists. */
   readonly blocklist: Fallible<BlocklistEvidence>;
 }

@@ -28,6 +28,8 @@ export const Reason = {
   IdentityMismatch: 'IdentityMismatch',
   IdentityUnproven: 'IdentityUnproven',
   AddressSharedWithOtherNode: 'AddressSharedWithOtherNode',
+  AddressOfStorageDaemon: 'AddressOfStorageDaemon',
+  StorageAddressesMalformed: 'StorageAddressesMalformed',
   // Bounded blast radius (rule 4)
   TooManyUnhealthy: 'TooManyUnhealthy',
   TooManyInFlight: 'TooManyInFlight',
@@ -86,7 +88,11 @@ export const REASON_SENTENCES: Readonly<Record<Reason, string>> = {
   IdentityUnproven:
     'Nothing but the providerID ties the node to the instance (no matching address, host name or CSI node ID).',
   AddressSharedWithOtherNode:
-    "Another Node reports one of this node's addresses; blocklisting it would cut that node off from storage too.",
+    "An address or range to be blocklisted for this node covers another Node's address; blocklisting it would cut that node off from storage too.",
+  AddressOfStorageDaemon:
+    "An address or range to be blocklisted for this node covers a storage daemon's address (a mon or the mgr); blocklisting it would cut the storage cluster off from itself.",
+  StorageAddressesMalformed:
+    "The node's kube-fencer.io/storage-addresses annotation is not a comma-separated list of IPs or CIDRs within the allowed width.",
   TooManyUnhealthy: 'Too many nodes are unhealthy at once; the network, not the nodes, is probably broken.',
   TooManyInFlight: 'Too many fencings are already in flight in this cluster.',
   AlreadyInProgress: 'Another run is already fencing this node; this run waits for it.',

@@ -1,4 +1,5 @@
 import type { BlocklistEvidence, FenceEntry, ListedFenceEntry } from '../domain/blocklist.js';
+import type { AddressHolder } from '../domain/storage-scope.js';
 
 /** A node to isolate at the storage layer. */
 export interface StorageFenceTarget {
@@ -6,6 +7,18 @@ export interface StorageFenceTarget {
   readonly node: string;
   /** The node's InternalIP addresses (`status.addresses`), IPv4 or IPv6. */
   readonly addresses: readonly string[];
+  /**
+   * IPs or CIDRs the Node declares as its storage-network addresses (annotation
+   * `kube-fencer.io/storage-addresses`, already validated), fenced too.
+   */
+  readonly declared?: readonly string[];
+}
+
+/** The storage cluster's own daemons and their addresses: a fence must never cover them. */
+export interface StorageDaemons {
+  /** Where the addresses were read from, for evidence (`mon dump and the restful URLs`). */
+  readonly source: string;
+  readonly daemons: readonly AddressHolder[];
 }
 
 /** Bounds on one storage call, retries included: a call that outlives the step's budget must fail. */
@@ -92,6 +105,8 @@ export interface StorageFencer {
   fence(target: StorageFenceTarget, options: StorageMutationOptions): Promise<StorageFenceOutcome>;
   /** Read the list now and say whether every entry the node needs is there for long enough. */
   verify(target: StorageFenceTarget, options?: StorageCallOptions): Promise<BlocklistEvidence>;
+  /** The storage daemons' addresses, read now (a failure throws, like verify). */
+  storageDaemons(options?: StorageCallOptions): Promise<StorageDaemons>;
   /** Remove exactly the given entries of the fencer's; other entries on the same addresses stay. */
   lift(request: StorageLiftRequest, options: StorageMutationOptions): Promise<StorageLiftOutcome>;
 }

@@ -8,22 +8,35 @@
  * own entries (the unit test unfence-storage.test.ts shows the table without its reboot rule lifting
  * early; here, an early lift fails the check that the ranges stay listed while node-a has not rebooted).
  */
-import { CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Holder } from '../../lab/ceph/holder.js';
 import { describeInstanceState } from '../../lab/ec2-emulator.js';
 import type { Lab } from '../../lab/lab.js';
 import { cephOf, waitForRbdRecovery, writesLandedAfter } from '../../lab/scenarios/rbd-incident.js';
 import type { StatefulApp } from '../../lab/scenarios/stateful-app.js';
-import { EBLOCKLISTED, waitBlocklistedWrite } from '../support/ceph.js';
+import {
+  EBLOCKLISTED,
+  expectOnlyWatchersAt,
+  waitBlocklistedWrite,
+  waitNoWatcherAt,
+} from '../support/ceph.js';
 import { labWithCutRbdNode } from '../support/cut-node.js';
 import { runFencer } from '../support/fencer-cli.js';
-import { taintsOf, waitNodeReady } from '../support/lab-waits.js';
+import { fencerWrites, taintsOf, waitNodeReady } from '../support/lab-waits.js';
 
 const OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service=nodeshutdown:NoExecute';
 const FENCE = ['--lease-grace', '40', '--output', 'json'];
 /** A lock-breaking style entry on node-a's own address that someone else added: never the fencer's. */
 const FOREIGN_NONCE = 424242;
+const STORAGE_ADDRESSES = 'kube-fencer.io/storage-addresses';
+const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+/** The /31 that holds `ip` (IPv4): a range, not the address spelled out. */
+const slash31Around = (ip: string): string => {
+  const octets = ip.split('.').map(Number);
+  return `${octets.slice(0, 3).join('.')}.${(octets[3] ?? 0) & ~1}/31`;
+};
 
 describe('the Ceph RBD incident, cured by `fencer fence` and undone by `fencer unfence`', () => {
   let lab: Lab;
@@ -54,6 +67,45 @@ describe('the Ceph RBD incident, cured by `fencer fence` and undone by `fencer u
   });
   afterAll(async () => {
     await lab?.stop();
+  });
+
+  it('refuses a declared range that holds Ready node-b’s address, naming node-b, and changes nothing', async () => {
+    const core = lab.kubeConfig.makeApiClient(CoreV1Api);
+    const declared = slash31Around(cephOf(lab).address('node-b'));
+    await core.patchNode(
+      { name: 'node-a', body: { metadata: { annotations: { [STORAGE_ADDRESSES]: declared } } } },
+      merge,
+    );
+    await waitNodeReady(lab, 'node-b');
+    const writesBefore = fencerWrites(lab).length;
+    try {
+      const { code, report, stderr } = await runFencer(lab, ['fence', 'node-a', ...FENCE]);
+
+      expect(stderr).toBe('');
+      expect(code).toBe(3);
+      expect(report?.outcome).toBe('refused');
+      expect(report?.reason).toBe('AddressSharedWithOtherNode');
+      expect(report?.evidence).toContain(
+        `blocklist entry ${declared} covers ${cephOf(lab).address('node-b')}, an address of node node-b`,
+      );
+      expect(report?.steps.map((s) => s.action).filter(Boolean)).toEqual([]);
+      // Nothing mutated: Ceph's own view lists only the foreign entry; no taint; the machine runs.
+      expect(await listed()).toEqual([foreign()]);
+      expect(await taintsOf(lab, 'node-a')).not.toContain(OUT_OF_SERVICE);
+      const node = await core.readNode({ name: 'node-a' });
+      expect(node.metadata?.annotations?.['kube-fencer.io/fence-record']).toBeUndefined();
+      expect(await describeInstanceState(lab.ec2.client, lab.node('node-a').instanceId)).toBe('running');
+      expect(
+        fencerWrites(lab)
+          .slice(writesBefore)
+          .filter((w) => !w.includes('events')),
+      ).toEqual([]);
+    } finally {
+      await core.patchNode(
+        { name: 'node-a', body: { metadata: { annotations: { [STORAGE_ADDRESSES]: null } } } },
+        merge,
+      );
+    }
   });
 
   it('blocklists node-a’s addresses, confirms them, and only then taints; node-a has no power API, so its machine is left running', async () => {
@@ -88,9 +140,8 @@ describe('the Ceph RBD incident, cured by `fencer fence` and undone by `fencer u
     const client = await waitForRbdRecovery(lab, app, 'node-b');
 
     expect(client.state).toBe('locked');
-    expect((await ceph.watchers(app.volumeId)).map((w) => w.addr.split(':')[0])).toEqual([
-      ceph.address('node-b'),
-    ]);
+    await waitNoWatcherAt(ceph, app.volumeId, ranges);
+    await expectOnlyWatchersAt(ceph, app.volumeId, [ceph.address('node-b')]);
     expect(await lastWriter()).toBe('node-b');
     // Not one write of the zombie's landed after the blocklist was confirmed.
     expect(writesLandedAfter(zombie, confirmedAt)).toEqual([]);

@@ -1,5 +1,8 @@
 /** Helpers for tests against the lab's Ceph: the fencer's settings for it, and what to wait for. */
 
+import { BlockList, isIP } from 'node:net';
+import { expect } from 'vitest';
+import type { Watcher } from '../../lab/ceph/admin-client.js';
 import type { CephLab } from '../../lab/ceph/ceph-lab.js';
 import type { Holder, HolderEvent } from '../../lab/ceph/holder.js';
 import { eventually } from '../../lab/kube-wait.js';
@@ -21,13 +24,69 @@ export const cephSettingsFor = (ceph: CephLab, overrides: Partial<CephRbdSetting
 export const cephFencerFor = (ceph: CephLab, overrides: Partial<CephRbdSettingsInput> = {}) =>
   new CephRbdStorageFencer({ settings: cephSettingsFor(ceph, overrides) });
 
-/** Waits until no client watches the image (the OSD dropped a fenced client's watch). */
-export const waitWatchersGone = (ceph: CephLab, image: string, timeoutMs = 60_000) =>
-  eventually(
-    `no watchers on ${ceph.pool}/${image}`,
-    async () => ((await ceph.watchers(image)).length === 0 ? true : undefined),
-    { timeoutMs, intervalMs: 100 },
+/** A watcher's IP: `10.77.3.2` from `10.77.3.2:0/2976520395`, `fd00::2` from `[fd00::2]:0/7`. */
+export function watcherIp(addr: string): string {
+  const v6 = /^\[([^\]]+)\]/.exec(addr);
+  if (v6?.[1]) return v6[1];
+  return addr.slice(0, addr.lastIndexOf(':') === -1 ? addr.length : addr.lastIndexOf(':'));
+}
+
+/** A watcher as a timeout message names it: address and client. */
+export const describeWatcher = (w: Watcher): string => `${w.addr} (client.${w.id})`;
+
+const describeWatchers = (ws: readonly Watcher[]): string =>
+  ws.length === 0 ? 'no watchers' : ws.map(describeWatcher).join(', ');
+
+/** A matcher for fenced addresses: IPs (`10.77.3.2`) or CIDRs (`10.77.3.2/32`, `fd00::/120`). */
+export function fencedMatcher(fenced: readonly string[]): (ip: string) => boolean {
+  if (fenced.length === 0) throw new Error('fencedMatcher: name at least one fenced address');
+  const list = new BlockList();
+  for (const entry of fenced) {
+    const [ip = '', bits] = entry.split('/');
+    const type = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
+    if (isIP(ip) === 0) throw new Error(`fencedMatcher: ${JSON.stringify(entry)} is not an IP or a CIDR`);
+    if (bits === undefined) list.addAddress(ip, type);
+    else list.addSubnet(ip, Number(bits), type);
+  }
+  return (ip) => isIP(ip) !== 0 && list.check(ip, isIP(ip) === 6 ? 'ipv6' : 'ipv4');
+}
+
+/**
+ * Waits until no client at the fenced addresses watches the image (the OSD dropped the fenced
+ * client's watch). Other clients may watch it meanwhile: the replacement maps it as soon as it can,
+ * so "no watchers at all" would race it. A timeout names every watcher still there. Returns the
+ * watchers left (none of them fenced).
+ */
+export async function waitNoWatcherAt(
+  ceph: CephLab,
+  image: string,
+  fenced: readonly string[],
+  timeoutMs = 60_000,
+): Promise<Watcher[]> {
+  const isFenced = fencedMatcher(fenced);
+  let last: Watcher[] = [];
+  return eventually(
+    `no watcher of ${ceph.pool}/${image} at ${fenced.join(', ')}`,
+    async () => {
+      last = await ceph.watchers(image);
+      return last.some((w) => isFenced(watcherIp(w.addr))) ? undefined : last;
+    },
+    { timeoutMs, intervalMs: 100, lastSeen: () => describeWatchers(last) },
   );
+}
+
+/** Asserts the image's only watchers are at `addresses` (one each); a failure names every watcher. */
+export async function expectOnlyWatchersAt(
+  ceph: CephLab,
+  image: string,
+  addresses: readonly string[],
+): Promise<void> {
+  const watchers = await ceph.watchers(image);
+  expect(
+    watchers.map((w) => watcherIp(w.addr)).sort(),
+    `watchers of ${ceph.pool}/${image}: ${describeWatchers(watchers)}`,
+  ).toEqual([...addresses].sort());
+}
 
 /** The errno Ceph gives a blocklisted client: ESHUTDOWN. */
 export const EBLOCKLISTED = 108;

@@ -1,6 +1,7 @@
 import type { BlocklistEvidence, FenceEntry } from '../../domain/blocklist.js';
 import type {
   StorageCallOptions,
+  StorageDaemons,
   StorageFenceOutcome,
   StorageFencer,
   StorageFenceTarget,
@@ -11,6 +12,7 @@ import type {
 } from '../../ports/storage-fencer.js';
 import { evaluateBlocklist, type ListedEntry } from './blocklist.js';
 import { addCommand, type BlocklistDialect, type MonCommand, removeCommand } from './commands.js';
+import { readStorageDaemons } from './daemons.js';
 import { CephApiError } from './errors.js';
 import { type CephFencerLogger, silentLogger } from './logger.js';
 import { askDialect, changeThenReadBlocklist, readBlocklist } from './mon-reads.js';
@@ -34,6 +36,9 @@ export interface CephRbdStorageFencerProps {
   readonly now?: () => Date;
 }
 
+/** How long the daemons' addresses are kept before `mon dump` is asked again. */
+export const DAEMONS_TTL_MS = 5 * 60_000;
+
 const key = (e: { kind: string; entry: string }): string => `${e.kind} ${e.entry}`;
 const withoutUntil = ({ kind, entry, source }: FenceEntry): FenceEntry => ({ kind, entry, source });
 
@@ -50,6 +55,7 @@ export class CephRbdStorageFencer implements StorageFencer {
   readonly #logger: CephFencerLogger;
   readonly #now: () => Date;
   #dialect: Promise<BlocklistDialect> | undefined;
+  #daemons: { readonly value: StorageDaemons; readonly readAt: number } | undefined;
 
   constructor(props: CephRbdStorageFencerProps) {
     this.#settings = props.settings;
@@ -79,6 +85,21 @@ export class CephRbdStorageFencer implements StorageFencer {
     return this.#observe(target.node, expected, options.signal);
   }
 
+  /**
+   * The daemons' addresses, read once and kept for {@link DAEMONS_TTL_MS}: the monmap rarely changes,
+   * and every command through the restful module is one more completion in the mgr (ceph-mgr 16.2.15
+   * on Python 3.11 now and then segfaults completing one, in `MonCommandCompletion::finish`). A failed
+   * read is asked again next time.
+   */
+  async storageDaemons(options: StorageCallOptions = {}): Promise<StorageDaemons> {
+    const cached = this.#daemons;
+    if (cached && this.#now().getTime() - cached.readAt < DAEMONS_TTL_MS) return cached.value;
+    const urls = [this.#settings.mgrUrl, ...this.#settings.standbyMgrUrls];
+    const value = await readStorageDaemons(this.#client, urls, options.signal);
+    this.#daemons = { value, readAt: this.#now().getTime() };
+    return value;
+  }
+
   async fence(target: StorageFenceTarget, options: StorageMutationOptions): Promise<StorageFenceOutcome> {
     const expected = await this.#plan(target, options.signal);
     const before = await this.#observe(target.node, expected, options.signal);
@@ -92,7 +113,7 @@ export class CephRbdStorageFencer implements StorageFencer {
     const expire = this.#settings.blocklistExpireSeconds;
     const absent = before.missing.filter((m) => m.until === undefined).map(withoutUntil);
     const lapsing = before.missing.filter((m) => m.until !== undefined).map(withoutUntil);
-    // Every absent entry in one request (one map epoch), read back in the same round trip.
+    // Every absent entry, one request each, then read back.
     let listed =
       absent.length > 0 ? await changeThenList(absent.map((e) => addCommand(e, dialect, expire))) : undefined;
     // An entry that is there but lapses too soon cannot be lengthened in place (Ceph keeps its expiry).

@@ -20,9 +20,8 @@ export function readBlocklist(
 }
 
 /**
- * Runs `changes` (blocklist adds or removals) together in one request, then `osd blocklist ls` once
- * they have all ended: one map epoch for all of them, and the listing that proves them in the same
- * round trip (see {@link RestfulClient.runThenRead}).
+ * Runs `changes` (blocklist adds or removals) one request each, then `osd blocklist ls` once
+ * they have all ended: the listing that proves them (see {@link RestfulClient.runThenRead}).
  */
 export async function changeThenReadBlocklist(
   client: RestfulClient,

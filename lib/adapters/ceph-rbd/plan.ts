@@ -22,7 +22,10 @@ export interface PlanSettings {
   readonly maxAddressesPerRange: number;
 }
 
-/** The ranges to isolate: each InternalIP as a single-host range, then the node's configured ranges. */
+/**
+ * The ranges to isolate: each InternalIP as a single-host range, then what the Node declares in its
+ * storage-addresses annotation, then the node's configured ranges.
+ */
 function rangesOf(target: StorageFenceTarget, settings: PlanSettings): { range: string; source: string }[] {
   const out = new Map<string, string>();
   for (const address of target.addresses) {
@@ -35,6 +38,12 @@ function rangesOf(target: StorageFenceTarget, settings: PlanSettings): { range: 
     const why = unfenceableReason(range);
     if (why) throw new CephInputError(`node ${target.node}: refusing to fence InternalIP ${ip}: ${why}`);
     if (!out.has(rangeText(range))) out.set(rangeText(range), `InternalIP ${ip}`);
+  }
+  for (const declared of target.declared ?? []) {
+    const range = parseRange(declared);
+    const why = unfenceableReason(range);
+    if (why) throw new CephInputError(`node ${target.node}: refusing to fence declared ${declared}: ${why}`);
+    if (!out.has(rangeText(range))) out.set(rangeText(range), `declared storage address ${declared}`);
   }
   for (const configured of settings.extraRanges[target.node] ?? []) {
     if (!out.has(configured)) out.set(configured, `configured range ${configured}`);
@@ -69,7 +78,12 @@ export function planEntries(
 
 /** Whether a node can be planned at all without asking Ceph (it has an address or a configured range). */
 export function assertSomethingToFence(target: StorageFenceTarget, settings: PlanSettings): void {
-  if (target.addresses.length === 0 && (settings.extraRanges[target.node] ?? []).length === 0) {
+  const declared = target.declared ?? [];
+  if (
+    target.addresses.length === 0 &&
+    declared.length === 0 &&
+    (settings.extraRanges[target.node] ?? []).length === 0
+  ) {
     throw new NoAddressToFenceError(target.node);
   }
 }

@@ -20,7 +20,7 @@ export interface RenewalContext {
   readonly dialect: BlocklistDialect;
   readonly expireSeconds: number;
   readonly maxAddressesPerRange: number;
-  /** Runs the changes in one request (one map epoch), then lists the blocklist; `[]`: only lists it. */
+  /** Runs the changes one after another, then lists the blocklist; `[]`: only lists it. */
   readonly changeThenList: (changes: readonly MonCommand[]) => Promise<ListedEntry[]>;
 }
 

@@ -13,7 +13,6 @@ import {
   commandResult,
   type MgrAnswer,
   readHttpAnswer,
-  readResult,
   TRANSIENT_CODES,
   Transient,
 } from './restful-answer.js';
@@ -102,22 +101,20 @@ export class RestfulClient {
   }
 
   /**
-   * Runs `commands` in one request, then `read` once every one of them has ended, and returns what
-   * `read` printed. The module serves one HTTP request at a time and a `?wait=1` request holds it until
-   * its commands end, so separate requests reach the mon one after the other, each waiting for its own
-   * map epoch (about a second each, the mon's `paxos_propose_interval`). Sent together, the mon takes
-   * them into one epoch; the read in the second phase sees that epoch. A failed command fails the call
-   * (the module still runs the read), like {@link run}.
+   * Runs `commands`, then `read` once every one of them has ended, and returns what `read` printed:
+   * one request per command, one after another. Never several commands in one request: the module
+   * runs a request's later phases from its notify callback, and the lab's ceph-mgr 16.2.15 (Python
+   * 3.11) segfaulted in `MonCommandCompletion::finish` completing such requests (six fences of two
+   * entries each), while no single-command request ever did. Each change waits for its own OSD map
+   * epoch (up to a second). A failed command fails the call before the read, like {@link run}.
    */
-  runThenRead(
+  async runThenRead(
     commands: readonly MonCommand[],
     read: MonCommand,
     signal?: AbortSignal,
   ): Promise<CommandAnswer> {
-    if (commands.length === 0) return this.run(read, signal);
-    const phases = `[[${commands.map(encodeMonCommand).join(',')}],[${encodeMonCommand(read)}]]`;
-    const operation = commands[0]?.prefix ?? read.prefix;
-    return this.#request(operation, phases, (op, answer) => readResult(op, answer, read), signal);
+    for (const command of commands) await this.run(command, signal);
+    return this.run(read, signal);
   }
 
   async #request(

@@ -12,10 +12,12 @@ import { watchesExpired } from '../isolation.js';
 import type { ProviderFault } from '../observation.js';
 import { Phase } from '../phases.js';
 import { Reason } from '../reasons.js';
+import { ScopeConflictKind } from '../storage-scope.js';
 import { instant, secondsFrom } from '../time.js';
 import { PollSeconds } from '../timing.js';
 import { committed, type FenceContext, type FenceRule, holdsImages, proven, stagePhase } from './context.js';
 import { expired, waitOrExpire } from './deadline.js';
+import { describeConflicts } from './storage-scope.js';
 
 const STORAGE_REASONS: Readonly<Record<string, Reason>> = {
   MgrUnreachable: Reason.StorageUnreachable,
@@ -33,20 +35,28 @@ export const storageFence = (ctx: FenceContext): StorageFenceAction => ({
   kind: ActionKind.StorageFence,
   node: ctx.request.node,
   addresses: ctx.observation.storage?.addresses ?? [],
+  declared: ctx.observation.storage?.declared ?? [],
   dryRun: ctx.request.dryRun,
 });
 
 export const addressesUnique: FenceRule = {
   id: 'addresses-unique',
-  contract: 'safety.md 2 and 3: a blocklist reaches only this node: no other Node reports its addresses',
+  contract: "safety.md 2 and 3: a blocklist reaches only this node: no entry covers another Node's address",
   check: (ctx) => {
     const storage = ctx.observation.storage;
     if (!ctx.plan.storage || storage === null) return NotApplicable;
     const others = storage.otherNodesSharingAddresses;
     if (others.length === 0) return Compliant;
-    return halt(Phase.Refused, Reason.AddressSharedWithOtherNode, [
-      `node ${ctx.request.node}'s addresses ${storage.addresses.join(', ')} are also reported by node ${others.join(', node ')}`,
-    ]);
+    const named = describeConflicts(storage.conflicts, ScopeConflictKind.OtherNode);
+    return halt(
+      Phase.Refused,
+      Reason.AddressSharedWithOtherNode,
+      named.length > 0
+        ? named
+        : [
+            `node ${ctx.request.node}'s addresses ${storage.addresses.join(', ')} are also reported by node ${others.join(', node ')}`,
+          ],
+    );
   },
 };
 

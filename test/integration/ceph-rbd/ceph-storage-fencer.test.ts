@@ -19,7 +19,7 @@ import {
   EBLOCKLISTED,
   holdLocked,
   waitBlocklistedWrite,
-  waitWatchersGone,
+  waitNoWatcherAt,
 } from '../../support/ceph.js';
 
 const DAY_MS = 86_400_000;
@@ -99,7 +99,7 @@ describe('fencing node-a while its client holds vol-a', () => {
 
     const refused = await waitBlocklistedWrite(holderA);
     expect(refused.error).toContain('ConnectionShutdown');
-    await waitWatchersGone(ceph, 'vol-a');
+    await waitNoWatcherAt(ceph, 'vol-a', [ceph.address('node-a')]);
     expect(await fencer.verify(target('node-a'))).toMatchObject({ confirmed: true, missing: [] });
   });
 
@@ -250,7 +250,7 @@ describe('clusters without range blocklists', () => {
         ['address', `${ceph.address('node-c')}:0/0`],
       ]);
       await waitBlocklistedWrite(holder);
-      await waitWatchersGone(ceph, image);
+      await waitNoWatcherAt(ceph, image, [ceph.address('node-c')]);
       expect(
         await legacy.lift({ node: 'node-c', entries: outcome.added.map((e) => e.entry) }, { dryRun: false }),
       ).toEqual({
@@ -334,7 +334,7 @@ describe('a node with several addresses', () => {
       }
     ).epoch;
 
-  it('is fenced and lifted in one OSD map epoch each, not one per address', async () => {
+  it('is fenced and lifted one command per request, the mgr answering after each', async () => {
     const client = adminRestful();
     try {
       const before = await osdEpoch(client);
@@ -348,12 +348,13 @@ describe('a node with several addresses', () => {
 
       expect(fenced).toMatchObject({ kind: 'fenced' });
       expect(lifted).toMatchObject({ kind: 'lifted', removed: several.addresses.map((a) => `${a}/32`) });
-      // One request per change: the mon takes all four into one epoch. Sent one by one they would make four
-      // (the restful module serves one request at a time); one stray epoch of the idle cluster is allowed.
+      // One command per request (the Pacific mgr crashed completing multi-command requests): an epoch
+      // per change at most, and one stray epoch of the idle cluster allowed.
+      const n = several.addresses.length;
       expect(afterFence - before).toBeGreaterThanOrEqual(1);
-      expect(afterFence - before).toBeLessThanOrEqual(2);
+      expect(afterFence - before).toBeLessThanOrEqual(n + 1);
       expect(afterLift - afterFence).toBeGreaterThanOrEqual(1);
-      expect(afterLift - afterFence).toBeLessThanOrEqual(2);
+      expect(afterLift - afterFence).toBeLessThanOrEqual(n + 1);
       const listed = (await ceph.blocklist()).map((e) => e.value);
       for (const a of several.addresses) expect(listed).not.toContain(`${a}:0/32`);
     } finally {

@@ -8,7 +8,7 @@ import { type CephLab, startCephLab } from '../../../lab/ceph/ceph-lab.js';
 import { RbdNodeStager } from '../../../lab/ceph/rbd-node-stager.js';
 import { eventually } from '../../../lab/kube-wait.js';
 import type { StagedVolume, StageResult } from '../../../lab/kubelet-staging.js';
-import { waitWatchersGone } from '../../support/ceph.js';
+import { waitNoWatcherAt } from '../../support/ceph.js';
 
 /** Short, so a crashed client's watch lapses within the test (Ceph's default is 30 s). */
 const WATCH_TIMEOUT_SECONDS = 5;
@@ -64,7 +64,7 @@ describe('RbdNodeStager', () => {
 
   it('releases at once on unstage, and the other node maps it', async () => {
     await stager.unstage('node-a', volume('img-1'));
-    await waitWatchersGone(ceph, 'img-1', 10_000);
+    await waitNoWatcherAt(ceph, 'img-1', [ceph.address('node-a')], 10_000);
 
     expect(await stageUntilSettled('node-b', volume('img-1'))).toEqual({ state: 'ready' });
   });
@@ -78,7 +78,7 @@ describe('RbdNodeStager', () => {
     expect(holder?.exited).toBe(true);
     expect(stager.staged('node-a')).toEqual([]);
     expect((await stager.stage('node-b', volume('img-2'))).state).toBe('failed');
-    await waitWatchersGone(ceph, 'img-2', 60_000);
+    await waitNoWatcherAt(ceph, 'img-2', [ceph.address('node-a')], 60_000);
     expect(await stageUntilSettled('node-b', volume('img-2'))).toEqual({ state: 'ready' });
   });
 });

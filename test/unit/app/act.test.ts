@@ -381,6 +381,7 @@ describe('perform: storage fence and lift', () => {
     kind: ActionKind.StorageFence,
     node: 'node-a',
     addresses: ['10.0.0.5', 'fd00::5'],
+    declared: ['10.5.0.0/24'],
     dryRun,
   });
 
@@ -391,7 +392,7 @@ describe('perform: storage fence and lift', () => {
     expect(w.calls).toHaveLength(1);
     expect(w.calls[0]?.method).toBe('fence');
     expect(withoutSignal(w.calls[0]?.args ?? [])).toEqual([
-      { node: 'node-a', addresses: ['10.0.0.5', 'fd00::5'] },
+      { node: 'node-a', addresses: ['10.0.0.5', 'fd00::5'], declared: ['10.5.0.0/24'] },
       { dryRun: false },
     ]);
     expect(signalOf(w.calls[0])).toBeInstanceOf(AbortSignal);

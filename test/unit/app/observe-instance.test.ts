@@ -399,7 +399,7 @@ describe('observing what ties volumes to the node', () => {
     ]);
     // The attached image is why the storage cluster is asked about the node's addresses.
     expect(observation.storage?.storage).toBe('ceph-rbd');
-    expect(verified).toEqual([{ node: 'node-a', addresses: ['10.0.1.23'] }]);
+    expect(verified).toEqual([{ node: 'node-a', addresses: ['10.0.1.23'], declared: [] }]);
   });
 
   it('asks the storage cluster nothing for a node with only disks, no record of a blocklist and no storage step', async () => {
@@ -515,5 +515,62 @@ describe('a fence record, field by field', () => {
     expect(parse(RECORD)).not.toHaveProperty('bootId');
     // Nothing else of the annotation is carried over.
     expect(parse({ ...RECORD, extra: 'x' })).toEqual(RECORD);
+  });
+});
+
+describe('the storage fence’s scope: what else its entries would reach', () => {
+  const declaring = (value: string) =>
+    aNode('node-a', { annotations: { 'kube-fencer.io/storage-addresses': value } });
+  const storageOf = async (w: World) =>
+    (await observe(world({ withCeph: true, ...w }).deps, 'node-a', 'lab', { ...OPTIONS, withStorage: true }))
+      .observation.storage;
+
+  it('passes the declared storage addresses to the storage fencer with the InternalIPs', async () => {
+    const w = world({ withCeph: true, target: declaring('10.5.0.0/24, fd00::5') });
+    const { observation } = await observe(w.deps, 'node-a', 'lab', { ...OPTIONS, withStorage: true });
+    expect(w.verified).toEqual([
+      { node: 'node-a', addresses: ['10.0.1.23'], declared: ['10.5.0.0/24', 'fd00::5'] },
+    ]);
+    expect(observation.storage).toMatchObject({
+      declared: ['10.5.0.0/24', 'fd00::5'],
+      declaredError: null,
+      conflicts: [],
+    });
+  });
+
+  it('keeps a malformed annotation as its error, and fences by it nothing', async () => {
+    const storage = await storageOf({ target: declaring('10.5.0.0/16') });
+    expect(storage?.declared).toEqual([]);
+    expect(storage?.declaredError).toBe(
+      'annotation kube-fencer.io/storage-addresses="10.5.0.0/16": 10.5.0.0/16 is wider than /24',
+    );
+  });
+
+  it('names another Node whose address of any type lies in a declared range, compared as ranges', async () => {
+    const other = aNode('node-b', {
+      addresses: [
+        { type: 'Hostname', address: 'node-b' },
+        { type: 'ExternalIP', address: '10.5.0.77' },
+      ],
+    });
+    const storage = await storageOf({ target: declaring('10.5.0.0/24'), others: [other] });
+    expect(storage?.otherNodesSharingAddresses).toEqual(['node-b']);
+    expect(storage?.conflicts).toEqual([
+      { kind: 'other-node', entry: '10.5.0.0/24', party: 'node-b', address: '10.5.0.77' },
+    ]);
+  });
+
+  it('names a storage daemon whose address a declared range covers', async () => {
+    const storage = await storageOf({ target: declaring('10.99.0.0/24') });
+    expect(storage?.otherNodesSharingAddresses).toEqual([]);
+    expect(storage?.conflicts).toEqual([
+      { kind: 'storage-daemon', entry: '10.99.0.0/24', party: 'mon.a', address: '10.99.0.1' },
+    ]);
+  });
+
+  it('names no one for a node whose entries cover only its own addresses', async () => {
+    const other = aNode('node-b', { addresses: [{ type: 'InternalIP', address: '10.0.1.24' }] });
+    const storage = await storageOf({ others: [other] });
+    expect(storage).toMatchObject({ otherNodesSharingAddresses: [], conflicts: [] });
   });
 });

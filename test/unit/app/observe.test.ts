@@ -151,7 +151,7 @@ describe('observing a node whose attachments are gone', () => {
     expect(observation.workload.volumeAttachments).toEqual([]);
     expect(observation.workload.imagesInUse).toEqual([RBD_IMAGE]);
     expect(observation.storage?.storage).toBe('ceph-rbd');
-    expect(verified).toEqual([{ node: 'node-a', addresses: ['10.0.1.23'] }]);
+    expect(verified).toEqual([{ node: 'node-a', addresses: ['10.0.1.23'], declared: [] }]);
     expect(isolationPlan(observation)).toEqual({ machine: false, storage: true, watch: false });
   });
 

@@ -60,7 +60,9 @@ describe('decide: the fence table', () => {
       'provider-accepts-calls',
       'evidence-names-instance',
       'instance-unique',
+      'declared-addresses-valid',
       'addresses-unique',
+      'away-from-storage-daemons',
       'identity-consistent',
       // never fence a live node (rule 2)
       'node-not-ready',

@@ -16,7 +16,10 @@ const RANGE = `${NODE_IP}/32`;
 const storage: ObservedStorage = {
   storage: 'ceph-rbd',
   addresses: [NODE_IP],
+  declared: [],
+  declaredError: null,
   otherNodesSharingAddresses: [],
+  conflicts: [],
   blocklist: {
     ok: true,
     value: {

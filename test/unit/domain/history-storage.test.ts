@@ -66,7 +66,7 @@ describe('record with a storage fence', () => {
     ({
       phase: 'StorageFence',
       reason: null,
-      action: { kind: 'storage-fence', node: 'worker-1', addresses: ['10.0.1.23'], dryRun },
+      action: { kind: 'storage-fence', node: 'worker-1', addresses: ['10.0.1.23'], declared: [], dryRun },
     }) as const;
 
   it('records the time of a real storage fence request, not of a dry run', () => {

@@ -38,7 +38,10 @@ const confirmed = (at: number): BlocklistEvidence => ({
 const storage = (at: number): ObservedStorage => ({
   storage: 'ceph-rbd',
   addresses: [NODE_IP],
+  declared: [],
+  declaredError: null,
   otherNodesSharingAddresses: [],
+  conflicts: [],
   blocklist: { ok: true, value: confirmed(at) },
 });
 

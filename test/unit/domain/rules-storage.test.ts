@@ -48,7 +48,10 @@ describe('addresses-unique (safety.md 2 and 3)', () => {
   it('refuses addresses another Node reports, naming every such node', () => {
     const storage = {
       ...aStorage(aBlocklist(0, false)),
+      declared: [],
+      declaredError: null,
       otherNodesSharingAddresses: ['worker-7', 'worker-8'],
+      conflicts: [],
     };
     expect(checkFence(addressesUnique, { storage, volumeAttachments: [IMAGE] })).toMatchObject({
       phase: 'Refused',

@@ -31,7 +31,10 @@ const entry = (e: string) => ({ kind: 'range' as const, entry: e, source: 'test'
 const listing = (found: readonly string[]): ObservedStorage => ({
   storage: 'ceph-rbd',
   addresses: [NODE_IP],
+  declared: [],
+  declaredError: null,
   otherNodesSharingAddresses: [],
+  conflicts: [],
   blocklist: {
     ok: true,
     value: {

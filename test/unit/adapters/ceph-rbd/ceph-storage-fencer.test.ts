@@ -13,7 +13,7 @@ import {
 } from '../../../../lib/adapters/ceph-rbd/errors.js';
 import { RestfulClient } from '../../../../lib/adapters/ceph-rbd/restful-client.js';
 import { parseCephRbdSettings } from '../../../../lib/adapters/ceph-rbd/settings.js';
-import { PACIFIC_NO_RANGE_COMMANDS, PACIFIC_RANGE_COMMANDS } from './fixtures.js';
+import { MON_DUMP_OUTB, PACIFIC_NO_RANGE_COMMANDS, PACIFIC_RANGE_COMMANDS } from './fixtures.js';
 
 const NOW = new Date('2026-12-01T00:00:00.000Z');
 const settings = parseCephRbdSettings({
@@ -64,6 +64,8 @@ class ScriptedMon extends RestfulClient {
     this.sent.push(command);
     const f = command.fields ?? {};
     if (command.prefix === 'get_command_descriptions') return { outb: this.commands, outs: '', attempts: 1 };
+    if (command.prefix === 'mon dump')
+      return { outb: MON_DUMP_OUTB, outs: 'dumped monmap epoch 2', attempts: 1 };
     if (command.prefix.endsWith(' ls')) {
       const addrs = [...this.entries]
         .filter(([k]) => !k.startsWith('r '))
@@ -81,7 +83,8 @@ class ScriptedMon extends RestfulClient {
   }
 }
 
-const fencerWith = (mon: ScriptedMon) => new CephRbdStorageFencer({ settings, client: mon, now: () => NOW });
+const fencerWith = (mon: ScriptedMon, now: () => Date = () => NOW) =>
+  new CephRbdStorageFencer({ settings, client: mon, now });
 const nodeA = { node: 'node-a', addresses: ['10.77.0.2'] };
 const mutations = (mon: ScriptedMon) => mon.sent.filter((c) => c.fields?.blocklistop !== undefined);
 
@@ -102,7 +105,7 @@ describe('CephRbdStorageFencer over a scripted mon', () => {
     expect(mon.sent.at(-1)?.prefix).toBe('osd blocklist ls');
   });
 
-  it('sends every entry of a node in one request with the listing that proves them (one map epoch)', async () => {
+  it('sends every entry of a node, then the listing that proves them', async () => {
     const mon = new ScriptedMon();
     const fencer = fencerWith(mon);
     const twoAddresses = { node: 'node-a', addresses: ['10.77.0.2', '10.200.0.7'] };
@@ -167,7 +170,7 @@ describe('CephRbdStorageFencer over a scripted mon', () => {
     );
     expect(outcome).toEqual({ kind: 'lifted', removed: ['10.77.0.2/32'] });
     expect([...mon.entries.keys()]).toEqual(['10.77.0.2:0/2976520395']);
-    // The removal and the listing that proves it went in one request.
+    // The removal, then the listing that proves it.
     expect(mon.requests.at(-1)?.map((c) => `${c.prefix} ${c.fields?.blocklistop ?? ''}`.trim())).toEqual([
       'osd blocklist rm',
       'osd blocklist ls',
@@ -217,5 +220,27 @@ describe('CephRbdStorageFencer over a scripted mon', () => {
     await fencer.verify(nodeA);
 
     expect(mon.sent.filter((c) => c.prefix === 'get_command_descriptions')).toHaveLength(1);
+  });
+});
+
+describe('the storage daemons’ addresses', () => {
+  it('names the mons of the monmap and the mgr of the URL, and asks the mon again only after five minutes', async () => {
+    const mon = new ScriptedMon();
+    let now = NOW.getTime();
+    const fencer = fencerWith(mon, () => new Date(now));
+    const dumps = () => mon.sent.filter((c) => c.prefix === 'mon dump').length;
+
+    const daemons = await fencer.storageDaemons();
+    expect(daemons.daemons).toEqual([
+      { name: 'mon.a', addresses: ['10.77.0.1'] },
+      { name: 'mon.b', addresses: ['fd00::7'] },
+      { name: 'mgr at https://10.0.0.5:8003/', addresses: ['10.0.0.5'] },
+    ]);
+    now += 4 * 60_000;
+    expect(await fencer.storageDaemons()).toEqual(daemons);
+    expect(dumps()).toBe(1);
+    now += 2 * 60_000;
+    await fencer.storageDaemons();
+    expect(dumps()).toBe(2);
   });
 });

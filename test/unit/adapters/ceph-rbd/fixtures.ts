@@ -91,3 +91,34 @@ export const ANSWER_FAILED_EXPIRE = JSON.stringify({
     },
   ],
 });
+
+/** `mon dump -f json` of a one-mon cluster in the shape 16.2 prints (v2 and v1 in its address vector). */
+export const MON_DUMP_OUTB = JSON.stringify({
+  epoch: 2,
+  fsid: '3f1e0c2a-0000-4000-8000-000000000001',
+  min_mon_release_name: 'pacific',
+  mons: [
+    {
+      rank: 0,
+      name: 'a',
+      public_addrs: {
+        addrvec: [
+          { type: 'v2', addr: '10.77.0.1:13300', nonce: 0 },
+          { type: 'v1', addr: '10.77.0.1:16789', nonce: 0 },
+        ],
+      },
+      addr: '10.77.0.1:16789/0',
+      public_addr: '10.77.0.1:16789/0',
+      priority: 0,
+      weight: 0,
+    },
+    {
+      rank: 1,
+      name: 'b',
+      public_addrs: { addrvec: [{ type: 'v2', addr: '[fd00::7]:3300', nonce: 0 }] },
+      addr: '[fd00::7]:6789/0',
+      public_addr: '[fd00::7]:6789/0',
+    },
+  ],
+  quorum: [0, 1],
+});

@@ -87,6 +87,27 @@ describe('planEntries', () => {
     ).toBe('[fd00::2]:0/0');
   });
 
+  it('fences the declared storage addresses after the InternalIPs and before the configured ranges', () => {
+    const entries = planEntries(
+      { node: 'node-a', addresses: ['10.77.0.2'], declared: ['10.5.0.0/24', 'fd00::5', '10.77.0.2'] },
+      { ...settings, extraRanges: { 'node-a': ['10.1.0.0/24'] } },
+      BlocklistDialect.Range,
+    );
+    expect(entries).toEqual([
+      { kind: 'range', entry: '10.77.0.2/32', source: 'InternalIP 10.77.0.2' },
+      { kind: 'range', entry: '10.5.0.0/24', source: 'declared storage address 10.5.0.0/24' },
+      { kind: 'range', entry: 'fd00::5/128', source: 'declared storage address fd00::5' },
+      { kind: 'range', entry: '10.1.0.0/24', source: 'configured range 10.1.0.0/24' },
+    ]);
+    // A node with only declared addresses has something to fence it by.
+    expect(
+      planEntries({ node: 'n', addresses: [], declared: ['10.5.0.9'] }, settings, BlocklistDialect.Blocklist),
+    ).toEqual([{ kind: 'address', entry: '10.5.0.9:0/0', source: 'declared storage address 10.5.0.9' }]);
+    expect(() =>
+      planEntries({ node: 'n', addresses: [], declared: ['127.0.0.0/24'] }, settings, BlocklistDialect.Range),
+    ).toThrow('refusing to fence declared 127.0.0.0/24');
+  });
+
   it('refuses a node with nothing to fence it by', () => {
     expect(() => planEntries({ node: 'node-a', addresses: [] }, settings, BlocklistDialect.Range)).toThrow(
       NoAddressToFenceError,

@@ -123,23 +123,13 @@ async function failure(promise: Promise<unknown>): Promise<CephApiError> {
 }
 
 describe('RestfulClient', () => {
-  it('runs changes and then the read in one request (two phases), and returns what the read printed', async () => {
-    const answer = JSON.stringify({
-      state: 'success',
-      id: '1',
-      failed: [],
-      // The module lists commands as they finished; the read is found by its name, not its place.
-      finished: [
-        { command: 'osd blocklist ls format=json', outb: '[][{"range":"10.77.0.2:0/32"}]', outs: '' },
-        {
-          command: 'osd blocklist range=range blocklistop=add addr=10.77.0.2/32 expire=604800.0',
-          outb: '',
-          outs: 'blocklisting',
-        },
-      ],
-    });
+  it('runs each change in a request of its own, one after another, then the read, and returns what it printed', async () => {
     const mgr = await serve((s) =>
-      s.method === 'POST' ? { status: 200, body: answer } : { status: 200, body: '{}' },
+      s.method !== 'POST'
+        ? { status: 200, body: '{}' }
+        : s.body.includes('"osd blocklist ls"')
+          ? ok('[][{"range":"10.77.0.2:0/32"}]', '')
+          : ok('', 'blocklisting'),
     );
     const add = (addr: string) => ({
       prefix: 'osd blocklist',
@@ -150,29 +140,21 @@ describe('RestfulClient', () => {
     const read = await client(mgr.url).runThenRead([add('10.77.0.2/32'), add('10.200.0.7/32')], LS);
 
     expect(read.outb).toBe('[][{"range":"10.77.0.2:0/32"}]');
-    expect(posts(mgr.seen)).toHaveLength(1);
-    expect(JSON.parse(posts(mgr.seen)[0]?.body ?? '')).toEqual([
-      [
-        { prefix: 'osd blocklist', range: 'range', blocklistop: 'add', addr: '10.77.0.2/32', expire: 604800 },
-        {
-          prefix: 'osd blocklist',
-          range: 'range',
-          blocklistop: 'add',
-          addr: '10.200.0.7/32',
-          expire: 604800,
-        },
-      ],
-      [{ prefix: 'osd blocklist ls', format: 'json' }],
+    // One command per request, never a list: the Pacific mgr crashed completing multi-command requests.
+    expect(posts(mgr.seen).map((p) => JSON.parse(p.body))).toEqual([
+      { prefix: 'osd blocklist', range: 'range', blocklistop: 'add', addr: '10.77.0.2/32', expire: 604800 },
+      { prefix: 'osd blocklist', range: 'range', blocklistop: 'add', addr: '10.200.0.7/32', expire: 604800 },
+      { prefix: 'osd blocklist ls', format: 'json' },
     ]);
     expect(posts(mgr.seen)[0]?.body).toContain('"expire":604800.0');
   });
 
-  it('fails the call when one of the changes failed, although the module still ran the read', async () => {
+  it('fails the call when one of the changes failed, and sends nothing after it', async () => {
     const answer = JSON.stringify({
       state: 'failed',
       id: '2',
       failed: [{ command: 'osd blocklist blocklistop=add addr=10.77.0.2:0/0', outb: '', outs: 'EPERM' }],
-      finished: [{ command: 'osd blocklist ls format=json', outb: '[][]', outs: '' }],
+      finished: [],
     });
     const mgr = await serve((s) =>
       s.method === 'POST' ? { status: 200, body: answer } : { status: 200, body: '{}' },
@@ -180,29 +162,16 @@ describe('RestfulClient', () => {
 
     const error = await failure(
       client(mgr.url).runThenRead(
-        [{ prefix: 'osd blocklist', fields: { blocklistop: 'add', addr: '10.77.0.2:0/0' } }],
+        [
+          { prefix: 'osd blocklist', fields: { blocklistop: 'add', addr: '10.77.0.2:0/0' } },
+          { prefix: 'osd blocklist', fields: { blocklistop: 'add', addr: '10.77.0.3:0/0' } },
+        ],
         LS,
       ),
     );
 
     expect(error).toMatchObject({ fault: 'CommandFailed', retryable: false, cephMessage: 'EPERM' });
-  });
-
-  it('fails the call when the answer has no result for the read', async () => {
-    const answer = JSON.stringify({ state: 'success', id: '3', failed: [], finished: [] });
-    const mgr = await serve((s) =>
-      s.method === 'POST' ? { status: 200, body: answer } : { status: 200, body: '{}' },
-    );
-
-    const error = await failure(
-      client(mgr.url).runThenRead(
-        [{ prefix: 'osd blocklist', fields: { blocklistop: 'rm', addr: '10.0.0.1:0/0' } }],
-        LS,
-      ),
-    );
-
-    expect(error).toMatchObject({ fault: 'CommandFailed' });
-    expect(error.message).toContain('osd blocklist ls format=json');
+    expect(posts(mgr.seen)).toHaveLength(1);
   });
 
   it('posts the command to /request?wait=1 with Basic auth, and forgets the request afterwards', async () => {

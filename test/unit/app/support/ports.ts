@@ -18,7 +18,10 @@ export const inspectionOf = (
   identity: { instanceId, privateIps: [privateIp], hostnames: [] },
 });
 
-/** A storage fencer for `rbd.csi.ceph.com` whose blocklist holds nothing; each verify is recorded. */
+/**
+ * A storage fencer for `rbd.csi.ceph.com` whose blocklist holds nothing; each verify is recorded. Its
+ * one storage daemon, mon.a, is at 10.99.0.1.
+ */
 export const recordingCephFencer = (verified: StorageFenceTarget[], observedAt: string): StorageFencer =>
   ({
     storage: 'ceph-rbd',
@@ -28,11 +31,20 @@ export const recordingCephFencer = (verified: StorageFenceTarget[], observedAt: 
       return {
         node: target.node,
         observedAt,
-        expected: [],
+        // As the Ceph fencer plans: each InternalIP as a single-host range, then the declared ones.
+        expected: [
+          ...target.addresses.map((ip) => ({
+            kind: 'range' as const,
+            entry: `${ip}/${ip.includes(':') ? 128 : 32}`,
+            source: `InternalIP ${ip}`,
+          })),
+          ...(target.declared ?? []).map((entry) => ({ kind: 'range' as const, entry, source: 'declared' })),
+        ],
         found: [],
         missing: [],
         related: [],
         confirmed: false,
       };
     },
+    storageDaemons: async () => ({ source: 'test', daemons: [{ name: 'mon.a', addresses: ['10.99.0.1'] }] }),
   }) as unknown as StorageFencer;

@@ -55,6 +55,11 @@ export interface RunConfig {
   /** Another Node reports the node's InternalIP (a stale or hand-made Node). */
   readonly addressShared: boolean;
   /**
+   * The fence's scope is wrong in another way: the node's storage-addresses annotation is malformed,
+   * or an entry to be blocklisted covers a storage daemon's address.
+   */
+  readonly scopeFault: 'none' | 'malformed' | 'daemon';
+  /**
    * The node's kubelet last reported its network images in use (status.volumesInUse), a report that stays
    * while the node is silent, with or without their VolumeAttachments (a hand-made taint removes those).
    */
@@ -124,6 +129,7 @@ export const runConfigArb: fc.Arbitrary<RunConfig> = fc.record({
   bareMetal: weighted([1, true], [4, false]),
   addressShared: weighted([1, true], [19, false]),
   imagesReportedInUse: weighted([1, true], [3, false]),
+  scopeFault: weighted<RunConfig['scopeFault']>([18, 'none'], [1, 'malformed'], [1, 'daemon']),
 });
 
 /** What goes wrong (or right) on one step. */

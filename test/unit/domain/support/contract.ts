@@ -135,7 +135,9 @@ export const imagesAtStart = (c: RunConfig): boolean => {
  * with a storage fencer and an image to fence (nothing else names what to isolate, and it has no machine).
  */
 export const sound = (c: RunConfig): boolean =>
-  !c.addressShared && !(c.bareMetal && c.volumes === 'images' && !(c.storageFencer && imagesAtStart(c)));
+  !c.addressShared &&
+  c.scopeFault === 'none' &&
+  !(c.bareMetal && c.volumes === 'images' && !(c.storageFencer && imagesAtStart(c)));
 
 /** The machine-only case, for properties about the machine. */
 const onMachine = (c: RunConfig): RunConfig => ({
@@ -143,6 +145,7 @@ const onMachine = (c: RunConfig): RunConfig => ({
   volumes: 'disks',
   bareMetal: false,
   addressShared: false,
+  scopeFault: 'none',
 });
 
 export const legacy = (c: RunConfig): boolean =>
@@ -384,7 +387,8 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
           expect(decisions.at(-1)?.phase).toBe('Fenced');
           const first = (kind: (typeof kinds)[number]) => kinds.indexOf(kind);
           expect(first('storage-fence')).toBeGreaterThanOrEqual(0);
-          if (config.initialPower === 'running')
+          // A hand-made taint already took the disk's attachment: then only the image is left to fence.
+          if (config.initialPower === 'running' && config.initialTaint !== 'theirs')
             expect(first('storage-fence')).toBeLessThan(first('power-off'));
           if (first('taint') >= 0) expect(first('taint')).toBeGreaterThan(first('storage-fence'));
         },
@@ -518,6 +522,34 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
           const decisions = calmRun(decide, config);
           expect(decisions.every((d) => d.action === null)).toBe(true);
           expect(decisions.at(-1)).toMatchObject({ phase: 'Refused', reason: 'AddressSharedWithOtherNode' });
+        },
+      ),
+    },
+    {
+      name: 'refuses a malformed storage-addresses annotation, or an entry covering a storage daemon, before any action',
+      numRuns: runs(100),
+      property: fc.property(
+        holding(
+          withImages.chain((c) =>
+            fc.constantFrom<RunConfig['scopeFault']>('malformed', 'daemon').map(
+              (scopeFault): RunConfig => ({
+                ...c,
+                volumes: 'images',
+                storageFencer: true,
+                addressShared: false,
+                scopeFault,
+              }),
+            ),
+          ),
+        ),
+        (config) => {
+          const decisions = calmRun(decide, config);
+          expect(decisions.every((d) => d.action === null)).toBe(true);
+          expect(decisions.at(-1)).toMatchObject({
+            phase: 'Refused',
+            reason:
+              config.scopeFault === 'malformed' ? 'StorageAddressesMalformed' : 'AddressOfStorageDaemon',
+          });
         },
       ),
     },

@@ -278,6 +278,10 @@ export class FenceOracle {
       fail('committed while another Node names the machine');
     if (needs.storage && (observation.storage?.otherNodesSharingAddresses.length ?? 0) > 0)
       fail('committed to blocklist addresses another Node reports');
+    if (needs.storage && observation.storage?.declaredError)
+      fail('committed to a storage fence of a node whose storage-addresses annotation is malformed');
+    if (needs.storage && observation.storage?.conflicts.some((c) => c.kind === 'storage-daemon'))
+      fail("committed to blocklist a storage daemon's address");
     this.decidedAt = decidedAt;
     this.needs = needs;
     this.listedBefore = new Set(blocklistOf(observation)?.found.map((e) => e.entry) ?? []);
@@ -330,6 +334,13 @@ export class FenceOracle {
       fail('rule 3 and 7: acted on a node or machine other than the one the run committed to');
     if (action.kind === 'storage-fence' && (observation.storage?.otherNodesSharingAddresses.length ?? 0) > 0)
       fail('blocklisted addresses another Node reports');
+    if (action.kind === 'storage-fence' && observation.storage?.declaredError)
+      fail('blocklisted by a malformed storage-addresses annotation');
+    if (
+      action.kind === 'storage-fence' &&
+      observation.storage?.conflicts.some((c) => c.kind === 'storage-daemon')
+    )
+      fail("blocklisted a storage daemon's address");
     if (instance?.resolved && instance.otherNodes.length > 0)
       fail('acted while another Node names the machine');
     if (identity(observation)?.contradicts) fail("acted though the node's own signals name another machine");

@@ -32,7 +32,10 @@ export const aBlocklist = (at: number, confirmed: boolean): BlocklistEvidence =>
 export const aStorage = (blocklist: BlocklistEvidence | ProviderFault): ObservedStorage => ({
   storage: 'ceph-rbd',
   addresses: [NODE_IP],
+  declared: [],
+  declaredError: null,
   otherNodesSharingAddresses: [],
+  conflicts: [],
   blocklist: 'expected' in blocklist ? { ok: true, value: blocklist } : { ok: false, error: blocklist },
 });
 

@@ -246,7 +246,14 @@ function observeStorage(
   return {
     storage: 'ceph-rbd',
     addresses: [NODE_IP],
+    declared: [],
+    declaredError:
+      config.scopeFault === 'malformed' ? 'annotation kube-fencer.io/storage-addresses="x": generated' : null,
     otherNodesSharingAddresses: config.addressShared ? ['worker-1-stale'] : [],
+    conflicts:
+      config.scopeFault === 'daemon'
+        ? [{ kind: 'storage-daemon', entry: NODE_RANGE, party: 'mon.a', address: NODE_IP }]
+        : [],
     blocklist:
       faults.storageFault !== null
         ? { ok: false, error: { name: 'ProviderApiError', message: 'generated', code: faults.storageFault } }

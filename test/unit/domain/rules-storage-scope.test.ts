@@ -1,0 +1,95 @@
+/**
+ * The storage fence reaches only the node (safety.md 2, 3 and 10): a malformed storage-addresses
+ * annotation, an entry covering another Node's address, or one covering a storage daemon's address is a
+ * refusal naming the other party, decided before any action (the whole table, from a fresh run).
+ */
+import { describe, expect, it } from 'vitest';
+import { Compliant, decide, NotApplicable } from '../../../lib/domain/index.js';
+import type { ObservedStorage } from '../../../lib/domain/observation.js';
+import { addressesUnique } from '../../../lib/domain/rules/storage.js';
+import { awayFromStorageDaemons, declaredAddressesValid } from '../../../lib/domain/rules/storage-scope.js';
+import type { ScopeConflict } from '../../../lib/domain/storage-scope.js';
+import { aRequest, checkFence, freshHistory, observe, type Spec } from './support/fixtures.js';
+import { aBlocklist, aStorage, IMAGE } from './support/storage.js';
+
+const DAEMON: ScopeConflict = {
+  kind: 'storage-daemon',
+  entry: '10.0.1.0/24',
+  party: 'mon.a',
+  address: '10.0.1.5',
+};
+const OTHER: ScopeConflict = {
+  kind: 'other-node',
+  entry: '10.0.1.0/24',
+  party: 'worker-2',
+  address: '10.0.1.77',
+};
+const MALFORMED = 'annotation kube-fencer.io/storage-addresses="10.0.0.0/8": 10.0.0.0/8 is wider than /24';
+
+const withStorage = (overrides: Partial<ObservedStorage>): Spec => ({
+  storage: { ...aStorage(aBlocklist(0, false)), ...overrides },
+  volumeAttachments: [IMAGE],
+});
+
+describe('declared-addresses-valid (safety.md 10)', () => {
+  it('refuses a node whose storage-addresses annotation is malformed, with the parser’s words', () => {
+    expect(checkFence(declaredAddressesValid, withStorage({ declaredError: MALFORMED }))).toMatchObject({
+      phase: 'Refused',
+      reason: 'StorageAddressesMalformed',
+      evidence: [MALFORMED],
+    });
+    expect(checkFence(declaredAddressesValid, withStorage({ declared: ['10.0.1.0/24'] }))).toEqual(
+      NotApplicable,
+    );
+  });
+});
+
+describe('away-from-storage-daemons (safety.md 2 and 3)', () => {
+  it('refuses an entry that covers a storage daemon’s address, naming the entry, the daemon and its address', () => {
+    expect(checkFence(awayFromStorageDaemons, withStorage({ conflicts: [OTHER, DAEMON] }))).toMatchObject({
+      phase: 'Refused',
+      reason: 'AddressOfStorageDaemon',
+      evidence: ['blocklist entry 10.0.1.0/24 covers 10.0.1.5, an address of mon.a'],
+    });
+    expect(checkFence(awayFromStorageDaemons, withStorage({ conflicts: [OTHER] }))).toEqual(Compliant);
+  });
+});
+
+describe('addresses-unique with range overlap (safety.md 2 and 3)', () => {
+  it('names the entry, the other node and the address it covers', () => {
+    const spec = withStorage({ conflicts: [OTHER, DAEMON], otherNodesSharingAddresses: ['worker-2'] });
+    expect(checkFence(addressesUnique, spec)).toMatchObject({
+      phase: 'Refused',
+      reason: 'AddressSharedWithOtherNode',
+      evidence: ['blocklist entry 10.0.1.0/24 covers 10.0.1.77, an address of node worker-2'],
+    });
+  });
+});
+
+describe('the fence table refuses before any action', () => {
+  const run = (spec: Spec, dryRun = false) => decide(observe(spec), aRequest({ dryRun }), freshHistory());
+
+  it.each([
+    ['a malformed annotation', { declaredError: MALFORMED }, 'StorageAddressesMalformed'],
+    [
+      'another Node covered',
+      { conflicts: [OTHER], otherNodesSharingAddresses: ['worker-2'] },
+      'AddressSharedWithOtherNode',
+    ],
+    ['a storage daemon covered', { conflicts: [DAEMON] }, 'AddressOfStorageDaemon'],
+  ] as const)('%s: Refused, no action, dry run or not', (_, overrides, reason) => {
+    for (const dryRun of [false, true]) {
+      const decision = run(withStorage(overrides), dryRun);
+      expect(decision).toMatchObject({ phase: 'Refused', reason, action: null });
+    }
+  });
+
+  it('a node whose entries reach no one else is not refused for its scope', () => {
+    const decision = run(withStorage({}));
+    expect([
+      'StorageAddressesMalformed',
+      'AddressSharedWithOtherNode',
+      'AddressOfStorageDaemon',
+    ]).not.toContain(decision.reason);
+  });
+});
