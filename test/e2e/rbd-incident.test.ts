@@ -154,7 +154,7 @@ describe('the Ceph RBD incident: the out-of-service taint alone does not free th
     expect(d.nextAction.description).toContain('ceph osd blocklist range add <ip>/32');
   });
 
-  it('is freed by `fencer fence`: though the hand-made taint took the attachments, node-a’s kubelet last reported the image in use, so its InternalIPs are blocklisted; its writes fail, its watch goes, the pod runs on node-b', async () => {
+  it('is freed by `fencer fence`: though the hand-made taint took the attachments, node-a’s kubelet last reported the image in use, so its InternalIPs are blocklisted, then its machine is powered off as well (both proofs where both exist); its writes fail, its watch goes, the pod runs on node-b', async () => {
     const ceph = cephOf(lab);
     expect((await attachmentsOf(lab, app.pvName)).has('node-a')).toBe(false);
 
@@ -171,7 +171,7 @@ describe('the Ceph RBD incident: the out-of-service taint alone does not free th
     expect(code).toBe(0);
     const actions = report?.steps.map((s) => s.action).filter(Boolean);
     expect(actions).toContain('storage-fence');
-    expect(actions).not.toContain('power-off');
+    expect(actions?.indexOf('power-off')).toBeGreaterThan(actions?.indexOf('storage-fence') ?? 0);
     expect(report?.storageProof?.confirmed).toBe(true);
     // The taint is the operator's: no fence record holds the entries, and the report says how to lift them.
     expect(report?.message).toContain('`fencer unfence` will not lift them');
@@ -179,7 +179,7 @@ describe('the Ceph RBD incident: the out-of-service taint alone does not free th
     const fenced = report?.storageProof?.found.map((e) => e.entry) ?? [];
     expect([...fenced].sort()).toEqual((await internalIps('node-a')).map((ip) => `${ip}/32`).sort());
     const confirmedAt = Date.parse(report?.milestones.blocklistConfirmedAt ?? '') / 1000;
-    expect(await describeInstanceState(lab.ec2.client, lab.node('node-a').instanceId)).toBe('running');
+    expect(await describeInstanceState(lab.ec2.client, lab.node('node-a').instanceId)).toBe('stopped');
 
     expect((await waitBlocklistedWrite(zombie)).errno).toBe(EBLOCKLISTED);
     // node-b maps the image about a second after node-a's watch goes: wait on node-a's addresses only.
