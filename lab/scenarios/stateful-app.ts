@@ -41,8 +41,9 @@ export interface StatefulAppOptions {
   /** Where the volume lives. @default 'ebs' */
   readonly storage?: AppStorage;
   /**
-   * The pod tolerates the out-of-service taint for good (some operators' pods do): the taint never
-   * evicts it, so it keeps its volume on a fenced node until someone deletes it.
+   * The pod tolerates every NoExecute taint for good, the out-of-service one included (some
+   * operators' pods do): neither the unreachable taint nor the fence's taint evicts it, so it keeps its
+   * volume on a fenced node until someone deletes it.
    */
   readonly toleratesOutOfService?: boolean;
 }
@@ -107,7 +108,7 @@ export async function deployStatefulApp(lab: Lab, options: StatefulAppOptions): 
             spec: {
               terminationGracePeriodSeconds: 30,
               ...(options.toleratesOutOfService
-                ? { tolerations: [{ key: 'node.kubernetes.io/out-of-service', operator: 'Exists' }] }
+                ? { tolerations: [{ operator: 'Exists', effect: 'NoExecute' }] }
                 : {}),
               containers: [
                 {

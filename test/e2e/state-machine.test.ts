@@ -16,7 +16,7 @@ import { providerIdReaders } from '../../functions/shared/provider-ids.js';
 import { WorkflowState } from '../../infra/constructs/workflow-states.js';
 import { describeInstanceState } from '../../lab/ec2-emulator.js';
 import { type Lab, startLab } from '../../lab/lab.js';
-import { waitForRecovery, waitNodeNotReady } from '../../lab/scenarios/incident.js';
+import { waitForRecovery, waitLeaseOlderThan, waitNodeNotReady } from '../../lab/scenarios/incident.js';
 import { attachmentsOf, deployStatefulApp, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
 import { kubeconfigEndpoint } from '../../lib/adapters/kubernetes/access/endpoints.js';
 import { KubeCluster } from '../../lib/adapters/kubernetes/index.js';
@@ -120,6 +120,8 @@ describe('the synthesized fencing workflow, run by an ASL interpreter with the r
   it('fences the cut node end to end from its status-check alarm: one run for duplicate alarms, instance stopped, node tainted, the volume moves to node-b, outcome published', async () => {
     await lab.cut('node-a');
     await waitNodeNotReady(lab, 'node-a');
+    // The run refuses a Lease younger than its 40 s grace, as it should for an alarm that came early.
+    await waitLeaseOlderThan(lab, 'node-a', 41);
     const workflow = new LocalWorkflow();
     const router: TriggerDeps = {
       cluster: new KubeCluster(
