@@ -14,7 +14,7 @@ export const FENCER_GROUP = 'kube-fencer';
 export const TRIGGER_GROUP = 'kube-fencer-trigger';
 /**
  * The group that may delete VolumeAttachments: the step function's role only when its strategy is
- * `legacy` (clusters before 1.26), and a remediating sweep's (safety.md rule 5).
+ * `legacy` (clusters before 1.26), and a remediating sweep's (SAFETY.md rule 5).
  */
 export const DELETE_VOLUME_ATTACHMENTS_GROUP = 'kube-fencer-delete-volumeattachments';
 /** The group of the report-only sweep's role: reads what the sweep classifies, writes nothing. */

@@ -336,7 +336,7 @@ function toObservedWorkload(
 /**
  * Reads the node, its Lease and its CSINode, stamped with the API server's time when it served the
  * Lease: liveness is aged on the clock the kubelet's renewals reach, never on the fencer's own, which
- * may run fast or slow (safety.md rule 2).
+ * may run fast or slow (SAFETY.md rule 2).
  */
 export async function readNode(deps: FencerDeps, nodeName: string): Promise<ObservedNode | null> {
   return (await readNodeAndVolumes(deps, nodeName)).node;

@@ -2,7 +2,7 @@
  * The checkpoint a run without a workflow engine keeps on its Node (lib/app/run-checkpoint.ts), read
  * back as strictly as a Step Functions state: anyone who may patch the Node may write that annotation,
  * so a checkpoint that does not parse, or whose history contradicts itself (a proof without a decision),
- * is a ValidationError rather than passing for proof (safety.md rules 1 and 10); the run then ignores it,
+ * is a ValidationError rather than passing for proof (SAFETY.md rules 1 and 10); the run then ignores it,
  * loudly, and starts afresh (lib/app/run-checkpoint.ts).
  */
 import * as z from 'zod';

@@ -1,5 +1,5 @@
 /**
- * A run checkpoint (`kube-fencer.io/run-checkpoint`) proves nothing by itself (safety.md rule 2: a
+ * A run checkpoint (`kube-fencer.io/run-checkpoint`) proves nothing by itself (SAFETY.md rule 2: a
  * record the run did not write itself never stands in for an observation). Anyone who may patch the
  * Node may write it, so before a run continues from one, the checkpoint is judged as a whole: it must
  * be this Node object's (its uid) and a history that could have happened. One that is not is ignored,

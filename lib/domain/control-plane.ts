@@ -1,5 +1,5 @@
 /**
- * Which nodes are the control plane (safety.md rule 4): fencing one cuts an etcd member or an API
+ * Which nodes are the control plane (SAFETY.md rule 4): fencing one cuts an etcd member or an API
  * server that may still be alive. Installers mark them differently (kubeadm `control-plane`, older
  * clusters only `master`, RKE `controlplane` and `etcd`), and some mark them not at all, so a node is
  * the control plane by any of those role labels, by a label the operator names, or by the static pods

@@ -1,7 +1,7 @@
 /**
  * A machine's launch time at the precision its provider reports it. ECS reads start times to the minute,
  * EC2 to the second: a time known only to the minute is a window, not an instant. Each rule reads the
- * window the safe way round (safety.md rules 1, 2, 6): a start that might fall after the decision stops a
+ * window the safe way round (SAFETY.md rules 1, 2, 6): a start that might fall after the decision stops a
  * fence, and only a start that surely falls after the fence may release a taint.
  */
 import { ValidationError } from './errors.js';

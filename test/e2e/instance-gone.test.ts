@@ -1,5 +1,5 @@
 /**
- * Not found is proof of off once the run committed (safety.md rule 1), never another account (rule 3):
+ * Not found is proof of off once the run committed (SAFETY.md rule 1), never another account (rule 3):
  * the fencer commits to node-a's instance and asks for its stop; meanwhile the instance is terminated
  * and EC2 forgets it (as EC2 does about an hour after a termination; the fault injector answers
  * `InvalidInstanceID.NotFound` for it, moto alone would keep showing it `terminated`). The run takes

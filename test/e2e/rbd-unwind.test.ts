@@ -1,5 +1,5 @@
 /**
- * A run that ends after its blocklist add but before any release lifts the entries it added (safety.md
+ * A run that ends after its blocklist add but before any release lifts the entries it added (SAFETY.md
  * rules 1 and 6): node-a, a cloud node holding an RBD image, is cut; `fencer fence` blocklists its
  * addresses and asks EC2 to stop its machine, which stays `stopping` past the power-off deadline. The
  * run fails, and before it ends it lifts its own entries: Ceph's own blocklist no longer lists them, an

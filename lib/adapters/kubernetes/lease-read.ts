@@ -1,6 +1,6 @@
 /**
  * A node's Lease read with the API server's clock. The Lease's age decides whether a node may be
- * fenced (safety.md rule 2), so it is measured on the one clock every party shares: the API server's
+ * fenced (SAFETY.md rule 2), so it is measured on the one clock every party shares: the API server's
  * `Date` header on the answer that carried the Lease (or said there is none). A fencer whose own clock
  * runs fast cannot make a fresh Lease look old.
  */

@@ -47,7 +47,7 @@ const NOT_OWNED_REASON = {
 /**
  * The instance the run resolved, proved the cluster's and committed to, and which the provider now does
  * not know in the same account and region, and reports gone: released (ECS forgets at once) or terminated
- * and forgotten (EC2, after about an hour). That is proof of off (safety.md 1), not a change of owner.
+ * and forgotten (EC2, after about an hour). That is proof of off (SAFETY.md 1), not a change of owner.
  */
 const goneAfterCommit = (ctx: FenceContext): boolean =>
   committed(ctx) &&
@@ -60,7 +60,7 @@ const goneAfterCommit = (ctx: FenceContext): boolean =>
 export const instanceOwned: FenceRule = {
   id: 'instance-owned',
   contract:
-    'safety.md 3: the instance carries the ownership tag, in the configured account and region; once committed, the same instance gone is off (safety.md 1)',
+    'SAFETY.md 3: the instance carries the ownership tag, in the configured account and region; once committed, the same instance gone is off (SAFETY.md 1)',
   check: (ctx) => {
     if (ctx.instance === null) return NotApplicable;
     const ownership = ctx.instance.ownership;

@@ -1,8 +1,8 @@
 /**
- * Errors judged once (safety.md rule 9): an adapter that judged a provider error permanent (credentials
+ * Errors judged once (SAFETY.md rule 9): an adapter that judged a provider error permanent (credentials
  * rejected, a permission missing) has said all there is to say. Asking again until the deadline would
  * only hide the cause behind a timeout, so the run ends at once and names it. Nothing is read into the
- * fault: it is no evidence of off or on (safety.md rule 1).
+ * fault: it is no evidence of off or on (SAFETY.md rule 1).
  */
 import { halt, NotApplicable } from '../decision.js';
 import type { Fallible, ObservedInstance, ProviderFault } from '../observation.js';
@@ -26,7 +26,7 @@ const reasonOf = (fault: ProviderFault): Reason =>
 export const providerAcceptsCalls: FenceRule = {
   id: 'provider-accepts-calls',
   contract:
-    'safety.md 9: a provider error the adapter judged permanent ends the run at once, with its own reason',
+    'SAFETY.md 9: a provider error the adapter judged permanent ends the run at once, with its own reason',
   check: (ctx) => {
     if (ctx.instance === null) return NotApplicable;
     const fault = permanentFault(ctx.instance);
@@ -41,7 +41,7 @@ export const providerAcceptsCalls: FenceRule = {
 export const unfenceProviderAcceptsCalls: UnfenceRule = {
   id: 'unfence-provider-accepts-calls',
   contract:
-    'safety.md 9: a provider error the adapter judged permanent ends the un-fence at once, taint kept',
+    'SAFETY.md 9: a provider error the adapter judged permanent ends the un-fence at once, taint kept',
   check: (ctx) => {
     if (ctx.instance === null) return NotApplicable;
     const fault = permanentFault(ctx.instance);

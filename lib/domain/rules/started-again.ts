@@ -1,5 +1,5 @@
 /**
- * Never fence a live node (safety.md rule 2): once the run has decided, a machine started again is a
+ * Never fence a live node (SAFETY.md rule 2): once the run has decided, a machine started again is a
  * machine that may be alive, and the run stops. A launch time is read at the precision its provider
  * reports it (`launch-time.ts`): a start known only to the minute of the decision may have been after it.
  */
@@ -24,7 +24,7 @@ const launched = (launchTime: string | undefined, precision: string | undefined)
 
 export const instanceNotStartedAgain: FenceRule = {
   id: 'instance-not-started-again',
-  contract: 'safety.md 2: stop if the instance was started again after the decision',
+  contract: 'SAFETY.md 2: stop if the instance was started again after the decision',
   check: (ctx) => {
     if (ctx.decidedAt === null || ctx.power === null) return NotApplicable;
     const { launchTime, launchTimePrecision, state } = ctx.power;

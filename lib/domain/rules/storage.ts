@@ -41,7 +41,7 @@ export const storageFence = (ctx: FenceContext): StorageFenceAction => ({
 
 export const addressesUnique: FenceRule = {
   id: 'addresses-unique',
-  contract: "safety.md 2 and 3: a blocklist reaches only this node: no entry covers another Node's address",
+  contract: "SAFETY.md 2 and 3: a blocklist reaches only this node: no entry covers another Node's address",
   check: (ctx) => {
     const storage = ctx.observation.storage;
     if (!ctx.plan.storage || storage === null) return NotApplicable;

@@ -1,5 +1,5 @@
 /**
- * A run that ends before it released anything lifts the blocklist entries it added (safety.md rule 1
+ * A run that ends before it released anything lifts the blocklist entries it added (SAFETY.md rule 1
  * still holds: nothing was released, so nothing depends on them). Without this, a run refused after its
  * storage fence (the node came back, an opt-out, the power-off deadline) would leave the node shut out
  * of Ceph until its entries expire, a week later, with no record naming them.

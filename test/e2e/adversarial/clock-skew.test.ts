@@ -1,5 +1,5 @@
 /**
- * Adversarial: safety.md rule 2 (never fence a live node) when the fencer's own clock is wrong. The real
+ * Adversarial: SAFETY.md rule 2 (never fence a live node) when the fencer's own clock is wrong. The real
  * `fencer` CLI runs under libfaketime (Debian's `faketime`), its clock minutes fast or slow, against a node
  * that looks lost (NotReady, stale status heartbeat) while its Lease is renewed every second, and against
  * a node that is truly silent. A Lease's age is measured on the API server's clock, so neither skew moves
@@ -47,7 +47,7 @@ const fenceSkewed = (lab: Lab, offset: string) =>
 const releasesSince = (lab: Lab, mark: number) =>
   writesSince(lab, mark).filter((w) => /^(patch|update) nodes|^delete/.test(w));
 
-describe('adversarial: a fencer whose clock is wrong (safety.md rule 2)', () => {
+describe('adversarial: a fencer whose clock is wrong (SAFETY.md rule 2)', () => {
   let lab: Lab;
   let labStartedAt: number;
   let stopRenewing: (() => Promise<void>) | undefined;

@@ -1,5 +1,5 @@
 /**
- * What observe() hands decide() about the control plane (safety.md rule 4): every common role label,
+ * What observe() hands decide() about the control plane (SAFETY.md rule 4): every common role label,
  * the operator's own labels, and the static etcd/kube-apiserver pods among the node's pods; a sign seen
  * by the step stays one for the re-read right before acting.
  */

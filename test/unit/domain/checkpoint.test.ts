@@ -1,5 +1,5 @@
 /**
- * A run checkpoint proves nothing by itself (safety.md rule 2): it is judged as a whole before a run
+ * A run checkpoint proves nothing by itself (SAFETY.md rule 2): it is judged as a whole before a run
  * continues from it, and bound to the Node object it was written on.
  */
 import fc from 'fast-check';

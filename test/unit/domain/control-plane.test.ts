@@ -1,5 +1,5 @@
 /**
- * Telling the control plane apart (safety.md rule 4): by every common role label, by the operator's own
+ * Telling the control plane apart (SAFETY.md rule 4): by every common role label, by the operator's own
  * labels, and by the static etcd or kube-apiserver pods the kubelet runs on the node.
  */
 import fc from 'fast-check';

@@ -1,5 +1,5 @@
 /**
- * "Not found" is never a change of owner (safety.md rules 1 and 3): the provider forgetting the instance
+ * "Not found" is never a change of owner (SAFETY.md rules 1 and 3): the provider forgetting the instance
  * the run resolved, proved the cluster's and committed to is proof that it is off (ECS forgets a released
  * instance at once, EC2 a terminated one after about an hour); before the commitment it is its own
  * refusal, `InstanceNotFound`, never `WrongAccount`.

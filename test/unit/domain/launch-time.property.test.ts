@@ -1,5 +1,5 @@
 /**
- * Launch times at their provider's precision (safety.md rules 2 and 6): a start known only to the minute
+ * Launch times at their provider's precision (SAFETY.md rules 2 and 6): a start known only to the minute
  * of the decision stops the fence, and never proves a power cycle after the fence.
  */
 import fc from 'fast-check';
@@ -78,7 +78,7 @@ describe('a launch time known to the minute', () => {
   });
 });
 
-describe('instance-not-started-again with a start time read to the minute (safety.md 2)', () => {
+describe('instance-not-started-again with a start time read to the minute (SAFETY.md 2)', () => {
   it('refuses whenever the machine was truly started after the decision', () => {
     fc.assert(
       fc.property(fc.integer({ min: DECIDED_AT + 1, max: DECIDED_AT + 3 * MINUTE }), (start) => {
@@ -110,7 +110,7 @@ describe('instance-not-started-again with a start time read to the minute (safet
   });
 });
 
-describe('power-cycled with a start time read to the minute (safety.md 6)', () => {
+describe('power-cycled with a start time read to the minute (SAFETY.md 6)', () => {
   const running = (launchTime: string, launchTimePrecision?: PowerEvidence['launchTimePrecision']) => ({
     node: { ...taintedNode(), ready: 'True' as const },
     power: { state: 'running' as const, observedAt: t(600), ...power(launchTime, launchTimePrecision) },

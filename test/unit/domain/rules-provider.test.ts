@@ -1,5 +1,5 @@
 /**
- * Errors judged once (safety.md rule 9): a provider error the adapter judged permanent ends the run at
+ * Errors judged once (SAFETY.md rule 9): a provider error the adapter judged permanent ends the run at
  * once with its own reason; a retryable one is left to the rules that wait for an answer.
  */
 import { describe, expect, it } from 'vitest';
