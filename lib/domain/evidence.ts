@@ -5,10 +5,10 @@
 import type { PowerEvidence } from './instance.js';
 import { outOfServiceState } from './node-marks.js';
 import type { Fallible, ObservedNode } from './observation.js';
-import { instant, secondsFrom } from './time.js';
+import { instant, relativeTo } from './time.js';
 
 const age = (iso: string | null, field: string, nowMs: number): string =>
-  iso === null ? 'never' : `${secondsFrom(instant(iso, field), nowMs)}s ago`;
+  iso === null ? 'never' : `${relativeTo(instant(iso, field), nowMs)} the read`;
 
 /** Whose out-of-service taints the node carries. */
 function describeTaints(node: ObservedNode): string {

@@ -20,3 +20,12 @@ export const isoAt = (ms: number): string => new Date(ms).toISOString();
 
 /** Whole seconds from `fromMs` to `toMs`, for messages. */
 export const secondsFrom = (fromMs: number, toMs: number): number => Math.round((toMs - fromMs) / 1000);
+
+/**
+ * How long before the moment `toMs` the instant `fromMs` was, for messages: "12s before" or, when it is
+ * later (a server `Date` is to the second, or the writer's clock runs ahead), "1s after".
+ */
+export function relativeTo(fromMs: number, toMs: number): string {
+  const seconds = secondsFrom(fromMs, toMs);
+  return seconds >= 0 ? `${seconds}s before` : `${-seconds}s after`;
+}

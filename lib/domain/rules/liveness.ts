@@ -7,7 +7,7 @@
 import { Compliant, halt, NotApplicable } from '../decision.js';
 import { Phase } from '../phases.js';
 import { Reason } from '../reasons.js';
-import { instant, secondsFrom } from '../time.js';
+import { instant, relativeTo } from '../time.js';
 import { committed, currentlyOff, type FenceContext, type FenceRule } from './context.js';
 
 const livenessReason = (ctx: FenceContext, before: Reason): Reason =>
@@ -37,9 +37,9 @@ export const leaseStale: FenceRule = {
   check: (ctx) => {
     if (ctx.node === null) return NotApplicable;
     if (!isFresh(ctx, ctx.node.leaseRenewTime, 'leaseRenewTime')) return Compliant;
-    const seconds = secondsFrom(instant(ctx.node.leaseRenewTime ?? '', 'leaseRenewTime'), readAt(ctx));
+    const when = relativeTo(instant(ctx.node.leaseRenewTime ?? '', 'leaseRenewTime'), readAt(ctx));
     return halt(Phase.Refused, livenessReason(ctx, Reason.LeaseFresh), [
-      `lease renewed ${seconds}s before it was read at ${ctx.node.readAt}, grace ${ctx.request.limits.leaseGraceSeconds}s`,
+      `lease renewed ${when} it was read at ${ctx.node.readAt}, grace ${ctx.request.limits.leaseGraceSeconds}s`,
     ]);
   },
 };
@@ -50,9 +50,9 @@ export const heartbeatStale: FenceRule = {
   check: (ctx) => {
     if (ctx.node === null) return NotApplicable;
     if (!isFresh(ctx, ctx.node.lastHeartbeat, 'lastHeartbeat')) return Compliant;
-    const seconds = secondsFrom(instant(ctx.node.lastHeartbeat ?? '', 'lastHeartbeat'), readAt(ctx));
+    const when = relativeTo(instant(ctx.node.lastHeartbeat ?? '', 'lastHeartbeat'), readAt(ctx));
     return halt(Phase.Refused, livenessReason(ctx, Reason.HeartbeatFresh), [
-      `status heartbeat ${seconds}s before it was read at ${ctx.node.readAt}, grace ${ctx.request.limits.leaseGraceSeconds}s`,
+      `status heartbeat ${when} it was read at ${ctx.node.readAt}, grace ${ctx.request.limits.leaseGraceSeconds}s`,
     ]);
   },
 };

@@ -18,7 +18,7 @@ describe('describeNode', () => {
 
   it('ages the liveness signals at the time the node was read', () => {
     expect(describeNode(aNode({ readAt: t(30), leaseRenewTime: t(-600), lastHeartbeat: t(10) }))).toBe(
-      `node worker-1: Ready=Unknown, lease renewed 630s ago, heartbeat 20s ago (read ${t(30)}), out-of-service taint absent`,
+      `node worker-1: Ready=Unknown, lease renewed 630s before the read, heartbeat 20s before the read (read ${t(30)}), out-of-service taint absent`,
     );
   });
 

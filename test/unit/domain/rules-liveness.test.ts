@@ -181,6 +181,13 @@ describe('liveness at the grace boundary (safety.md 2)', () => {
     });
   });
 
+  it('takes a renewal stamped after the read (a server Date is to the second) as alive, and says it came after', () => {
+    expect(checkFence(leaseStale, { node: { leaseRenewTime: t(1), lastHeartbeat: null } })).toMatchObject({
+      reason: 'LeaseFresh',
+      evidence: [`lease renewed 1s after it was read at ${t(0)}, grace 40s`],
+    });
+  });
+
   it('names the node that is Ready', () => {
     expect(checkFence(nodeNotReady, { node: { ready: 'True' } })).toMatchObject({
       evidence: ['node worker-1 is Ready=True'],
