@@ -1,8 +1,24 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The lab suites (integration, cli, e2e) spend most of their time waiting on a real control plane: a
+ * Lease to age, a controller to act. Each file starts its own lab (own run folder, ports, network
+ * namespaces and Ceph cluster), so several files can run at once without sharing any state; three at a
+ * time keeps this 2-core machine busy without starving the labs' own timers. `KUBE_FENCER_LAB_WORKERS`
+ * overrides it (1 runs them one at a time, as before).
+ */
+const LAB_WORKERS = Number(process.env.KUBE_FENCER_LAB_WORKERS ?? 3);
+if (!Number.isInteger(LAB_WORKERS) || LAB_WORKERS < 1) {
+  throw new Error(`KUBE_FENCER_LAB_WORKERS must be a whole number of at least 1, not ${LAB_WORKERS}`);
+}
+
+/** The pure projects first, on every core; then the lab projects together, sharing one pool of workers. */
+const PURE = { sequence: { groupOrder: 0 } };
+const LAB = { sequence: { groupOrder: 1 }, maxWorkers: LAB_WORKERS };
+
 export default defineConfig({
   test: {
-    reporters: ['default', './test/support/summary-reporter.ts'],
+    reporters: ['default', './test/support/timing-reporter.ts', './test/support/summary-reporter.ts'],
     // The CLI tests and the lab scenarios run the built `fencer`: build it when the sources changed.
     globalSetup: ['./test/support/build-cli.ts'],
     projects: [
@@ -12,6 +28,7 @@ export default defineConfig({
           include: ['test/unit/**/*.test.ts'],
           // Property tests walk thousands of generated runs; a busy 2-core machine needs headroom.
           testTimeout: 60_000,
+          ...PURE,
         },
       },
       {
@@ -21,6 +38,7 @@ export default defineConfig({
           include: ['test/infra/**/*.test.ts'],
           testTimeout: 180_000,
           hookTimeout: 180_000,
+          ...PURE,
         },
       },
       {
@@ -29,7 +47,7 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 300_000,
-          fileParallelism: false,
+          ...LAB,
         },
       },
       {
@@ -40,7 +58,7 @@ export default defineConfig({
           include: ['test/cli/**/*.test.ts'],
           testTimeout: 180_000,
           hookTimeout: 600_000,
-          fileParallelism: false,
+          ...LAB,
         },
       },
       {
@@ -49,7 +67,7 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           testTimeout: 300_000,
           hookTimeout: 600_000,
-          fileParallelism: false,
+          ...LAB,
         },
       },
     ],

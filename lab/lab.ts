@@ -40,6 +40,7 @@ export type { LabIdentity } from './pki.js';
 
 import { type ManagedProcess, reapOrphans, runInUse } from './process.js';
 import { waitForNodesReady } from './readiness.js';
+import { recordTiming } from './timing-log.js';
 
 /** The CSI driver name the AWS-flavoured lab's controller registers: it stands in for the EBS CSI driver. */
 export const LAB_CSI_DRIVER = 'ebs.csi.aws.com';
@@ -220,6 +221,19 @@ function pruneRuns(keep: number): void {
 
 /** Starts a lab. Builds the binaries on first use. Stop it with `lab.stop()`; a crashed owner's processes are reaped by the next lab. */
 export async function startLab(options: LabOptions = {}): Promise<Lab> {
+  const started = Date.now();
+  const what = `${options.provider ?? 'aws'} lab, ${options.nodes ?? 2} nodes${options.ceph ? ', Ceph' : ''}`;
+  try {
+    const lab = await bootLab(options);
+    recordTiming('lab-start', what, Date.now() - started);
+    return lab;
+  } catch (error) {
+    recordTiming('lab-start', what, Date.now() - started, false);
+    throw error;
+  }
+}
+
+async function bootLab(options: LabOptions): Promise<Lab> {
   const count = options.nodes ?? 2;
   if (count < 2) throw new Error('lab: at least 2 nodes are needed (one to fail, one to take over)');
   const cluster = options.cluster ?? 'lab';
