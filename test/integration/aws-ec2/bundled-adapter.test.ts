@@ -23,7 +23,8 @@ import type * as Ec2Adapter from '../../../lib/adapters/aws-ec2/index.js';
 
 const CLUSTER = 'lab';
 const ZONE = 'us-east-1a';
-const SCHEMAS = 'node_modules/@aws-sdk/client-ec2/dist-es/schemas/schemas_0.js';
+const SCHEMAS_IN_PACKAGE = '@aws-sdk/client-ec2/dist-es/schemas/schemas_0.js';
+const SCHEMAS = `node_modules/${SCHEMAS_IN_PACKAGE}`;
 
 let runDir: string;
 let emulator: Ec2Emulator | undefined;
@@ -37,7 +38,9 @@ beforeAll(async () => {
   const metafile = await bundle(REPO_ROOT, join('lib', 'adapters', 'aws-ec2', 'index.ts'), outfile);
   // The bundle, not its source map (written beside it).
   const output = Object.entries(metafile.outputs).find(([path]) => path.endsWith('.mjs'))?.[1];
-  schemaBytesInBundle = output?.inputs[SCHEMAS]?.bytesInOutput ?? Number.NaN;
+  // Matched by its end: a node_modules that is a symlink (a git worktree's) gives esbuild another prefix.
+  const schemas = Object.entries(output?.inputs ?? {}).find(([path]) => path.endsWith(SCHEMAS_IN_PACKAGE));
+  schemaBytesInBundle = schemas?.[1].bytesInOutput ?? Number.NaN;
   bundled = (await import(outfile)) as typeof Ec2Adapter;
   emulator = await startEc2Emulator({ runDir });
   client = ec2ClientFor(emulator);
