@@ -14,7 +14,8 @@ import { describeVa, diskProbe, nodeObject, vaObject } from './describe.js';
 
 export const vaOnNotReadyNode: SweepRule<SweepNode> = {
   class: SweepClass.VaOnNotReadyNode,
-  contract: 'issue 5; pain.md 5.2 step 1: fence nodes NotReady > T that hold volumes; safety.md 4 limits',
+  contract:
+    'issue 5; pain.md 5.2 step 1: fence nodes NotReady > T that hold volumes; SAFETY.md rule 4 limits',
   subjects: (index) => index.snapshot.nodes,
   check(node, index) {
     if (node.ready === 'True') return NotApplicable;
