@@ -88,6 +88,21 @@ describe('the repository cites only files inside it', () => {
     );
   });
 
+  it('cites none of the background notes the repository does not hold', () => {
+    // Built from parts, so that this file does not cite what it looks for.
+    const notes = ['pain', 'mission', 'anchors', 'k8s-harness', 'ceph-lab', 'seed-article'];
+    const note = new RegExp(
+      `(?<![\\w-])(${notes.join('|')})\\.(md|txt)|${['seed', 'article'].join(' ')}`,
+      'gi',
+    );
+    const bad: string[] = [];
+    for (const file of SCANNED) {
+      const content = text(file);
+      for (const m of content.matchAll(note)) bad.push(`${file}:${lineOf(content, m.index ?? 0)}: ${m[0]}`);
+    }
+    expect(bad).toEqual([]);
+  });
+
   it('names no design note but SAFETY.md and docs/architecture.md', () => {
     // Built from parts, so that this file does not cite what it looks for.
     const note = new RegExp(['safety', 'architecture', 'style'].map((n) => `${n}\\.md`).join('|'), 'gi');

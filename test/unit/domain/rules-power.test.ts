@@ -18,7 +18,7 @@ import {
   t,
 } from './support/fixtures.js';
 
-describe('instance-stoppable (pain.md 9)', () => {
+describe('instance-stoppable', () => {
   it('is compliant for an on-demand instance', () => {
     expect(checkFence(instanceStoppable, { power: { lifecycle: 'on-demand' } })).toEqual(Compliant);
   });

@@ -1,5 +1,5 @@
 /**
- * VA_NODE_MISSING (pain.md S05): the node was deleted (CCM, Karpenter, an operator) before its volume was
+ * VA_NODE_MISSING: the node was deleted (CCM, Karpenter, an operator) before its volume was
  * released. The out-of-service taint can no longer help (it needs the Node object), so this is the one
  * case where deleting the VolumeAttachment is allowed: only with provider proof (SAFETY.md rule 5).
  */
@@ -12,8 +12,7 @@ import { describePv, describeVa, diskProbe, nodeObject, pvObject, vaObject } fro
 
 export const vaNodeMissing: SweepRule<SweepVolumeAttachment> = {
   class: SweepClass.VaNodeMissing,
-  contract:
-    'issue 5; pain.md S05/AC-03; SAFETY.md rule 5: delete only when the node is gone, with provider proof',
+  contract: 'SAFETY.md rule 5: delete only when the node is gone, with provider proof',
   subjects: (index) => index.snapshot.volumeAttachments,
   check(va, index) {
     // A VolumeAttachment already deleting is VA_STUCK_DELETING's business once it is old enough.
