@@ -3,7 +3,7 @@
  * pod on node-a, node-a partitioned, its instance still running):
  *   - fencer (accelerated): `fencer fence` (force-deletes the node's terminating pods after the taint)
  *   - fencer (--no-accelerate): the pod garbage collector (20 s period) removes the pods
- *   - manual: the article's cure scripted by hand (stop the instance, wait stopped, taint)
+ *   - manual: the manual cure scripted (stop the instance, wait stopped, taint)
  * and, from the fencer's own report: confirmed-off → taint, and VolumeAttachment deleted → fencer sees it.
  * Usage: npm run bench:ttr [-- --runs 3] [--fencer-only]
  */

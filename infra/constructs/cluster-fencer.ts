@@ -235,7 +235,7 @@ export class ClusterFencer extends Construct {
     entry('HealthCheckAccess', this.healthCheck.role, TRIGGER_GROUP);
     entry('ManualAccess', this.manual.role, TRIGGER_GROUP);
     // Report-only, the sweep reads what it classifies; remediation deletes zombie VolumeAttachments
-    // (safety.md rule 5) and needs the fencer's rights.
+    // (SAFETY.md rule 5) and needs the fencer's rights.
     const sweepGroups = cluster.sweep.remediate
       ? [FENCER_GROUP, DELETE_VOLUME_ATTACHMENTS_GROUP]
       : [SWEEP_GROUP];

@@ -136,7 +136,7 @@ export async function addTaintByHand(lab: Lab, node: string, taint: V1Taint): Pr
   }
 }
 
-/** The article's manual cure: power off and confirm, then taint the node out-of-service. */
+/** The manual cure: power off and confirm, then taint the node out-of-service. */
 export async function manualCure(lab: Lab, node: string): Promise<void> {
   await powerOffAndConfirm(lab, node);
   await taintOutOfService(lab, node);

@@ -20,7 +20,7 @@ const cloudName = (lab: Lab): string => (lab.provider === 'alibaba' ? 'ECS' : 'E
 /** How the stuck volume gets released at the end of the replay. */
 export type Cure = (lab: Lab, node: string, timeline: Timeline) => Promise<void>;
 
-/** The article's cure done by hand: power the instance off, check it stopped, taint the node. */
+/** The manual cure done by hand: power the instance off, check it stopped, taint the node. */
 export const manualCureStep: Cure = async (lab, node, timeline) => {
   const { instanceId } = lab.node(node);
   timeline.note('operator', `stops ${instanceId} in ${cloudName(lab)} and waits until it reads stopped`);

@@ -5,7 +5,7 @@ import type { StepDecision } from './outcome.js';
 
 const WARNING_PHASES: ReadonlySet<string> = new Set([Phase.Refused, Phase.Failed]);
 
-/** Where the audit may write: a dry run, or a node that does not exist, gets no Event (safety.md 8, 10). */
+/** Where the audit may write: a dry run, or a node that does not exist, gets no Event (SAFETY.md rules 8 and 10). */
 export interface AuditScope {
   readonly node: string;
   /** Events may be written on the node: not a dry run, and the node exists. */
@@ -13,7 +13,7 @@ export interface AuditScope {
 }
 
 /**
- * The audit trail of one step (safety.md rule 9): a structured log line always, a Kubernetes Event
+ * The audit trail of one step (SAFETY.md rule 9): a structured log line always, a Kubernetes Event
  * on the Node for each phase change and each refusal or failure (unless the scope forbids writing),
  * and metrics.
  */
@@ -54,7 +54,7 @@ export async function audit(
 }
 
 /**
- * The audit trail of a step that threw before it could decide or record (safety.md rule 9): logged
+ * The audit trail of a step that threw before it could decide or record (SAFETY.md rule 9): logged
  * with its error name, counted, and an Event `FencingError` on the node when it exists and the run
  * may write. Best effort: the original error is what the caller rethrows.
  */
@@ -100,7 +100,7 @@ export interface TimeoutScope {
 }
 
 /**
- * The audit trail of a run that gave up at its timeout before deciding an end (safety.md rule 9): a
+ * The audit trail of a run that gave up at its timeout before deciding an end (SAFETY.md rule 9): a
  * failure like any other, so it is logged, counted as a failed run, and left on the node as a Warning
  * Event that names where it stood and what last went wrong (the step's reason, or the error that kept
  * the step from deciding, such as a throttled provider).

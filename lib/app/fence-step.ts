@@ -82,7 +82,7 @@ async function claimDenied(
   return { request, history: nextHistory, decision: next };
 }
 
-/** A dry run writes nothing, and a node that does not exist gets no Event (safety.md 8 and 10). */
+/** A dry run writes nothing, and a node that does not exist gets no Event (SAFETY.md rules 8 and 10). */
 const scopeOf = (request: FenceRequest, observation: Observation): AuditScope => ({
   node: request.node,
   writeEvents: !request.dryRun && observation.node !== null,
@@ -95,7 +95,7 @@ const touchesNodeOrMachine = (action: Action | null): boolean =>
 /**
  * Decides on the step's observation, and again on a fresh read of the node right before any real
  * action: a node whose Lease was renewed while the provider was being asked is seen, and the step
- * decides on what it saw last (safety.md rule 2: re-check right before acting).
+ * decides on what it saw last (SAFETY.md rule 2: re-check right before acting).
  */
 async function decideWithRecheck(
   deps: FencerDeps,

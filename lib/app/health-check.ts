@@ -1,7 +1,7 @@
 /**
  * The scheduled health check: the trigger of last resort. It finds nodes NotReady for longer than a
  * threshold that still hold ReadWriteOnce volumes, and starts fencing for them within the blast-radius
- * limits (safety.md rule 4), so that no alarm or event is needed for a stuck volume to be released.
+ * limits (SAFETY.md rule 4), so that no alarm or event is needed for a stuck volume to be released.
  */
 import { controlPlaneSignals } from '../domain/control-plane.js';
 import { FENCER_ANNOTATION, OUT_OF_SERVICE_TAINT } from '../domain/node-marks.js';
@@ -34,7 +34,7 @@ export interface HealthCheckReport {
 }
 
 const RWO_MODES = new Set(['ReadWriteOnce', 'ReadWriteOncePod']);
-/** Node and PV reads in flight at once (style.md habit 9). */
+/** Node and PV reads in flight at once (docs/architecture.md#bounded-fan-outs). */
 const READS_IN_FLIGHT = 4;
 
 /** Up to this many PVs are read one GET each; more are read in one paginated list (fewer requests). */

@@ -10,7 +10,7 @@ import type { NodeProviderId, NodeView } from '../ports/cluster.js';
 import { mapBounded } from './sweep/bounded.js';
 import type { TriggerDeps } from './trigger-types.js';
 
-/** Node reads in flight at once (style.md habit 9). */
+/** Node reads in flight at once (docs/architecture.md#bounded-fan-outs). */
 const READS_IN_FLIGHT = 4;
 
 /** The instance a node's providerID names, or null when no configured provider reads it. */

@@ -4,13 +4,13 @@
  * Node in the `kube-fencer.io/run-checkpoint` annotation, beside the fence record. The cluster stays
  * the one source of truth, and the next attempt of the same run continues from what the last one
  * recorded instead of starting over: it keeps the decision's time, so an instance started again after
- * the power-off is seen as started again (safety.md rule 2), never powered off a second time.
+ * the power-off is seen as started again (SAFETY.md rule 2), never powered off a second time.
  *
  * A checkpoint is written from the step that commits the run to fencing on, right before that step's
  * power-off (so a crash just after the power-off request still leaves the decision's time behind), and
  * then only when the run's memory changes (power-off request, proof, taint, the end): before the
  * commitment nothing was done that a retry must know about, and a dry run writes nothing at all
- * (safety.md rule 8).
+ * (SAFETY.md rule 8).
  */
 import { checkpointProblems } from '../domain/checkpoint.js';
 import { KubernetesApiError, ValidationError } from '../domain/errors.js';

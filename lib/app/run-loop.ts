@@ -96,7 +96,7 @@ async function loop<S extends LoopState>(
   return { state, steps, timedOut: true, ...(lastError ? { lastError } : {}) };
 }
 
-/** A resumed history must be consistent and this run's own: another run's proof is no proof (safety.md 1). */
+/** A resumed history must be consistent and this run's own: another run's proof is no proof (SAFETY.md rule 1). */
 function assertResumable(history: RunHistory, runId: string | undefined): void {
   assertHistory(history);
   if (history.runId !== runId) {

@@ -2,7 +2,7 @@
  * From a trigger (an AWS event, the project's own event, a manual request) to fencing runs: map
  * instances to nodes through their providerID, then start one run per node under a deterministic name.
  * Anything that does not name a node of this cluster is rejected with a reason and counted, never
- * guessed at (safety.md rule 10). One event starts at most a bounded number of runs, writes a bounded
+ * guessed at (SAFETY.md rule 10). One event starts at most a bounded number of runs, writes a bounded
  * number of log lines, and a run that could not be started does not keep the others from starting.
  */
 import type { FenceRequest } from '../domain/request.js';
@@ -26,7 +26,7 @@ import {
 
 export * from './trigger-types.js';
 
-/** Starts in flight at once for one event (style.md habit 9). */
+/** Starts in flight at once for one event (docs/architecture.md#bounded-fan-outs). */
 const STARTS_IN_FLIGHT = 4;
 /**
  * How old an instance → node index may be for an EC2 state change. Those arrive for every instance of

@@ -43,7 +43,7 @@ export function notificationSubject(request: FenceRequest, decision: StepDecisio
  * Step Functions retries a task that crashed with the task's input, which knows nothing of what the
  * crashed attempt did. Right before a power-off the step records the run's state on the Node (the
  * checkpoint); a retry of that step continues from it, with the decision's time the power-off followed,
- * so an instance started again meanwhile is seen as started again (safety.md rule 2) and is never
+ * so an instance started again meanwhile is seen as started again (SAFETY.md rule 2) and is never
  * powered off a second time. Only a step that has not requested a power-off yet can be such a retry.
  */
 async function continuedFromCheckpoint(

@@ -129,7 +129,7 @@ export type Action =
   | StorageFenceAction
   | StorageLiftAction;
 
-/** Actions that release the node's volumes: each needs proof of off first (safety.md rule 1). */
+/** Actions that release the node's volumes: each needs proof of off first (SAFETY.md rule 1). */
 export const RELEASE_ACTIONS: ReadonlySet<ActionKind> = new Set<ActionKind>([
   ActionKind.Taint,
   ActionKind.ForceDeletePods,

@@ -50,7 +50,7 @@ export type Verdict = typeof Compliant | typeof NotApplicable | Outcome;
 /** A rule in a decision table: a small pure function with a stable id and the contract clause it enforces. */
 export interface Rule<C> {
   readonly id: string;
-  /** The safety.md clause (or workflow step) the rule implements, for a reader checking the table. */
+  /** The SAFETY.md rules the rule keeps, as `SAFETY.md rule N: what it asks`, for a reader checking the table. */
   readonly contract: string;
   readonly check: (context: C) => Verdict;
 }
@@ -64,7 +64,7 @@ const outcome = (
   waitSeconds: number,
 ): Outcome => ({ kind: 'outcome', phase, action, reason, message, evidence, waitSeconds });
 
-/** End the run in `phase` (Refused or Failed) with a reason code and its sentence (safety.md rule 9). */
+/** End the run in `phase` (Refused or Failed) with a reason code and its sentence (SAFETY.md rule 9). */
 export const halt = (
   phase: Phase,
   reason: Reason,

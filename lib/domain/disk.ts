@@ -1,7 +1,7 @@
 /**
  * What a provider says about one disk (an EBS volume, an ECS cloud disk): whether it exists and which
  * machines it is attached to. Sweeps and diagnose read it to prove a disk released before anything
- * about its VolumeAttachment is touched (safety.md rule 5).
+ * about its VolumeAttachment is touched (SAFETY.md rule 5).
  */
 import type { DiskAttachmentState } from './instance.js';
 

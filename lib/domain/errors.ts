@@ -37,7 +37,7 @@ export abstract class FencerError extends Error {
   }
 }
 
-/** Input that does not satisfy the contract: malformed events, requests or observations (safety.md rule 10). */
+/** Input that does not satisfy the contract: malformed events, requests or observations (SAFETY.md rule 10). */
 export class ValidationError extends FencerError {
   override readonly name = ErrorName.Validation;
 }
@@ -96,7 +96,7 @@ export class ConflictError extends FencerError {
   override readonly name = ErrorName.Conflict;
 }
 
-/** A run was refused by a safety or policy rule; carries the stable reason code (safety.md rule 9). */
+/** A run was refused by a safety or policy rule; carries the stable reason code (SAFETY.md rule 9). */
 export class RefusedError extends FencerError {
   override readonly name = ErrorName.Refused;
   readonly reason: Reason;

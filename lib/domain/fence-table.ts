@@ -1,6 +1,6 @@
 /**
  * The fence decision table. decide() walks it top to bottom; the first rule with an outcome decides.
- * Read it against safety.md: the gates (refusals and waits) come first and run on every step, so each
+ * Read it against SAFETY.md: the gates (refusals and waits) come first and run on every step, so each
  * fresh observation is re-checked before any action; the workflow rules come last and each asks for at
  * most one action.
  */
@@ -44,7 +44,7 @@ import { PollSeconds } from './timing.js';
 /** Unreachable when the table is complete (a property test asserts it); waiting is the safe default. */
 const noRuleDecided: Rule<FenceContext> = {
   id: 'no-rule-decided',
-  contract: 'safety: when in doubt, do nothing',
+  contract: 'SAFETY.md rule 1: when in doubt, do nothing',
   check: (ctx) =>
     waitOrExpire(ctx, stagePhase(ctx), PollSeconds.ProviderRetry, 'No rule decided; waiting without acting.'),
 };

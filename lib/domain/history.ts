@@ -1,7 +1,7 @@
 /**
  * What a run has observed and done so far. Step Functions carries it between steps as plain JSON, so it
  * holds only serialisable values. It is the only memory a run has: proof of off lives here, and nowhere
- * else, so a crashed step loses nothing (safety.md rule 7).
+ * else, so a crashed step loses nothing (SAFETY.md rule 7).
  */
 import { ActionKind } from './action.js';
 import type { BlocklistEvidence } from './blocklist.js';
@@ -53,7 +53,7 @@ export interface RunHistory {
   readonly powerOffRequestedAt: string | null;
   /** When a (real, not dry-run) storage fence was last requested. */
   readonly storageFenceRequestedAt: string | null;
-  /** The first provider observation, made after `decidedToFenceAt`, showing the target off (safety.md rule 1). */
+  /** The first provider observation, made after `decidedToFenceAt`, showing the target off (SAFETY.md rule 1). */
   readonly proofOfOff: PowerEvidence | null;
   /** When a NoExecute out-of-service taint was first seen on the node after the proof. */
   readonly taintedAt: string | null;
@@ -119,7 +119,7 @@ export function storageProofFrom(history: RunHistory, observation: Observation):
 
 /**
  * Throws `ValidationError` for a history that contradicts itself. Step Functions carries the history as
- * data; a proof without a decision, or older than it, must never pass for proof (safety.md rules 1, 10).
+ * data; a proof without a decision, or older than it, must never pass for proof (SAFETY.md rules 1, 10).
  */
 export function assertHistory(history: RunHistory): void {
   const { runId, target, decidedToFenceAt, proofOfOff, taintedAt } = history;

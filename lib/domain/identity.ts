@@ -3,7 +3,7 @@
  * addresses, its CSI node IDs and the VolumeAttachments' node IDs are others, reported by different
  * components (kubelet, CSI node plugin, external-attacher), and the provider has its own account of the
  * machine's addresses and host names. Evidence that independent sources agree on is proof; one that
- * contradicts the machine makes the node someone else (safety.md rule 3).
+ * contradicts the machine makes the node someone else (SAFETY.md rule 3).
  */
 import type { InstanceIdentity } from './instance.js';
 import type { ObservedNode, ObservedVolumeAttachment } from './observation.js';

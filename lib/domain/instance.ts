@@ -16,7 +16,7 @@ export const PowerState = {
 } as const;
 export type PowerState = (typeof PowerState)[keyof typeof PowerState];
 
-/** The power states that prove a machine can no longer write to its disks (safety.md rule 1). */
+/** The power states that prove a machine can no longer write to its disks (SAFETY.md rule 1). */
 export const OFF_STATES: ReadonlySet<PowerState> = new Set([
   PowerState.Stopped,
   PowerState.Terminated,
@@ -87,7 +87,7 @@ export interface DiskAttachment {
 /**
  * Who the provider says the machine is: facts a Node object cannot make up about itself. A Node's
  * InternalIP, hostname and CSI node ID are compared with these before the machine may be fenced for it
- * (safety.md rule 3): a providerID alone is one source, and one source is a claim, not proof.
+ * (SAFETY.md rule 3): a providerID alone is one source, and one source is a claim, not proof.
  */
 export interface InstanceIdentity {
   readonly instanceId: string;
@@ -97,7 +97,7 @@ export interface InstanceIdentity {
   readonly hostnames: readonly string[];
 }
 
-/** The result of checking that a machine belongs to the cluster being healed (safety.md rule 3). */
+/** The result of checking that a machine belongs to the cluster being healed (SAFETY.md rule 3). */
 export type OwnershipVerdict =
   | { readonly owned: true; readonly evidence: string }
   | {

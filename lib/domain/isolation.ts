@@ -1,5 +1,5 @@
 /**
- * How a node's volumes are released, per volume (safety.md rule 1): a disk attached to the node's machine
+ * How a node's volumes are released, per volume (SAFETY.md rule 1): a disk attached to the node's machine
  * (EBS, an Alibaba cloud disk) needs the machine proven off; a network image (Ceph RBD) needs the node's
  * storage clients proven fenced (its addresses confirmed on the OSD blocklist), or, without a storage
  * fencer, the machine proven off long enough for the image's old watch to be gone. The plan says which

@@ -1,7 +1,7 @@
 /**
  * The marks the fencer reads and writes on Kubernetes objects, and who owns an out-of-service taint.
  * Ownership is decided here, from the taints and the fence record as read, so that the domain, the
- * adapters and the tests agree on what "the fencer's taint" means (safety.md rule 6): only a taint equal
+ * adapters and the tests agree on what "the fencer's taint" means (SAFETY.md rule 6): only a taint equal
  * in key, value, effect and `timeAdded` to the one the record names is the fencer's. An identical-looking
  * taint added later by someone else carries another `timeAdded`, and a record whose taint is gone adopts
  * nothing.

@@ -1,6 +1,7 @@
 /**
- * What one reconcile step sees, gathered afresh every step (architecture.md). decide() trusts nothing
- * else: no in-memory state survives between steps, so everything it needs is in here or in the history.
+ * What one reconcile step sees, gathered afresh every step (docs/architecture.md#the-reconcile-loop).
+ * decide() trusts nothing else: no in-memory state survives between steps, so everything it needs is in
+ * here or in the history.
  * Plain JSON: every time is ISO 8601 with a zone, every optional value is `null` rather than absent.
  */
 
@@ -58,7 +59,7 @@ export interface ObservedNode {
   readonly name: string;
   /** metadata.uid: tells a re-created node of the same name from the one the run started on. */
   readonly uid: string;
-  /** metadata.resourceVersion: taint changes are conditional on it (safety.md rule 6). */
+  /** metadata.resourceVersion: taint changes are conditional on it (SAFETY.md rule 6). */
   readonly resourceVersion: string;
   /**
    * When the Node and its Lease were read, ISO 8601. Liveness is aged against this time, not against the
@@ -95,7 +96,7 @@ export interface ObservedNode {
   readonly fenceRecord: FenceRecord | null;
 }
 
-/** Cluster-wide facts for the blast-radius rules (safety.md rule 4). */
+/** Cluster-wide facts for the blast-radius rules (SAFETY.md rule 4). */
 export interface ObservedCluster {
   /** Nodes in the cluster, this one included. */
   readonly totalNodes: number;

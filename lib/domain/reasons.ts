@@ -1,11 +1,11 @@
 /**
- * Stable reason codes for refusals, failures and waits (safety.md rule 9). The code is what metrics
+ * Stable reason codes for refusals, failures and waits (SAFETY.md rule 9). The code is what metrics
  * count and Kubernetes Events carry as `reason`, so codes are PascalCase like Kubernetes' own reasons
  * and never change once released; the sentence is for humans and may be reworded.
  */
 
 export const Reason = {
-  // Bad input (safety.md rule 10)
+  // Bad input (SAFETY.md rule 10)
   NodeNotFound: 'NodeNotFound',
   ProviderIdMissing: 'ProviderIdMissing',
   ProviderIdUnparseable: 'ProviderIdUnparseable',

@@ -17,7 +17,7 @@ export const Strategy = {
 } as const;
 export type Strategy = (typeof Strategy)[keyof typeof Strategy];
 
-/** Safety limits for a fence run (safety.md rules 2 and 4) and its deadlines. */
+/** Safety limits for a fence run (SAFETY.md rules 2 and 4) and its deadlines. */
 export interface FenceLimits {
   /** Refuse when more than this many nodes are unhealthy at once (this one included). */
   readonly maxUnhealthyNodes: number;
@@ -52,7 +52,7 @@ export interface FenceRequest {
   readonly node: string;
   /** The cluster name, as in the instance's ownership tag. */
   readonly cluster: string;
-  /** Report what would happen; change nothing (safety.md rule 8). */
+  /** Report what would happen; change nothing (SAFETY.md rule 8). */
   readonly dryRun: boolean;
   readonly strategy: Strategy;
   /** Force-delete the node's terminating pods as soon as the taint is on, instead of waiting for PodGC. */

@@ -1,5 +1,5 @@
 /**
- * Whether a node's storage fence reaches only that node (SAFETY.md 2 and 3): every address or range to
+ * Whether a node's storage fence reaches only that node (SAFETY.md rules 2 and 3): every address or range to
  * be blocklisted is compared, as IP ranges (IPv4 and IPv6, by overlap, never as strings), with every
  * other Node's addresses and with the storage daemons' own addresses. Also the Node annotation that
  * declares a node's storage-network addresses. Pure: no I/O, no Node.js modules.

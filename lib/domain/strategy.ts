@@ -1,6 +1,6 @@
 /**
  * Which release path a run takes. The out-of-service taint never deletes a VolumeAttachment; deleting one
- * is allowed only on the legacy path against a server known to be older than 1.26 (safety.md rule 5).
+ * is allowed only on the legacy path against a server known to be older than 1.26 (SAFETY.md rule 5).
  */
 import { OUT_OF_SERVICE_MIN_MINOR } from './node-marks.js';
 import type { ObservedCluster } from './observation.js';

@@ -1,6 +1,6 @@
 /**
  * Time arithmetic for the domain. Every timestamp crosses a JSON boundary as ISO 8601; an unreadable
- * one would silently compare as "not fresh", which is unsafe, so it is an error instead (safety.md rule 10).
+ * one would silently compare as "not fresh", which is unsafe, so it is an error instead (SAFETY.md rule 10).
  */
 import { ValidationError } from './errors.js';
 

@@ -176,7 +176,7 @@ export interface MutationOptions {
 /**
  * A node write conditional on the node as observed: with `expectedResourceVersion`, a node that
  * changed since (a heartbeat, a status update) makes the write fail with ConflictError instead of
- * being retried, so the next step re-checks it before acting (safety.md rule 2).
+ * being retried, so the next step re-checks it before acting (SAFETY.md rule 2).
  */
 export interface NodeWriteOptions extends MutationOptions {
   readonly expectedResourceVersion?: string;

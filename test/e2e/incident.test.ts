@@ -1,5 +1,5 @@
 /**
- * The incident of the seed article, replayed in the lab with no fencer involved: a partitioned node
+ * The incident the README describes, replayed in the lab with no fencer involved: a partitioned node
  * keeps its EBS volume, the replacement pod is stuck on Multi-Attach, and only the manual cure
  * (power off, then the out-of-service taint) releases it.
  */

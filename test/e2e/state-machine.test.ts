@@ -184,7 +184,7 @@ describe('the synthesized fencing workflow, run by an ASL interpreter with the r
       },
       MessageAttributes: { outcome: { StringValue: 'fenced' } },
     });
-    // Taint, don't delete (safety.md rule 5): no VolumeAttachment or Node was deleted, nothing was forbidden.
+    // Taint, don't delete (SAFETY.md rule 5): no VolumeAttachment or Node was deleted, nothing was forbidden.
     const requests = lab.fencerRequests();
     expect(
       requests.filter(

@@ -1,7 +1,7 @@
 /**
- * The dependency direction of architecture.md, checked: functions/ and cli/ → lib/app → lib/ports →
- * lib/domain; adapters implement ports and import only their SDK plus ports and domain; only the
- * composition roots build adapters; infra/ imports no use case and no adapter.
+ * The dependency direction of docs/architecture.md#dependency-direction, checked: functions/ and cli/ →
+ * lib/app → lib/ports → lib/domain; adapters implement ports and import only their SDK plus ports and
+ * domain; only the composition roots build adapters; infra/ imports no use case and no adapter.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';

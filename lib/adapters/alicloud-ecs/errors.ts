@@ -9,7 +9,7 @@ import {
   ValidationError,
 } from '../../domain/errors.js';
 
-/** A node's `spec.providerID` that does not name an ECS instance (safety.md rule 10: an error, not a guess). */
+/** A node's `spec.providerID` that does not name an ECS instance (SAFETY.md rule 10: an error, not a guess). */
 export class ProviderIdError extends DomainProviderIdError {
   /** Why it was refused, in words an operator understands. */
   readonly reason: string;

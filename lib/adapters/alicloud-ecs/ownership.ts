@@ -50,7 +50,7 @@ function placementProblem(facts: OwnershipFacts): string | undefined {
   return undefined;
 }
 
-/** Safety.md rule 3 for one described ECS instance: right region and zone, one of the cluster's tags. */
+/** SAFETY.md rule 3 for one described ECS instance: right region and zone, one of the cluster's tags. */
 export function judgeOwnership(facts: OwnershipFacts): OwnershipVerdict {
   const { ref, instance, region, tags } = facts;
   const misplaced = placementProblem(facts);

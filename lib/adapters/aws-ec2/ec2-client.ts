@@ -5,7 +5,7 @@ import { EC2Client, type EC2ClientConfig } from '@aws-sdk/client-ec2';
  * (exponential backoff with jitter on throttling and transient errors): its delays are bounded, so one
  * call's worst case is known and stays within a fencing step's budget; `adaptive` mode may also hold a
  * request back in its client-side rate limiter, for a time nobody bounds. Three attempts: a step that
- * still fails is retried by the workflow from a fresh observation, which is safe (safety.md rule 7).
+ * still fails is retried by the workflow from a fresh observation, which is safe (SAFETY.md rule 7).
  * test/infra/timeouts.test.ts checks attempts × (connection + request timeout) + backoff against the
  * step function's timeout.
  */

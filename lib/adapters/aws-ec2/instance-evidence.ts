@@ -114,7 +114,7 @@ export interface OwnershipFacts {
 const tagValue = (tags: readonly Tag[] | undefined, key: string): string | undefined =>
   tags?.find((tag) => tag.Key === key)?.Value;
 
-/** Safety.md rule 3 for one described instance: right account, right zone, cluster's tag. */
+/** SAFETY.md rule 3 for one described instance: right account, right zone, cluster's tag. */
 export function judgeOwnership(facts: OwnershipFacts): OwnershipVerdict {
   const { ref, instance, ownerId, region, tagKey, accountId } = facts;
   if (accountId !== undefined && ownerId !== accountId) {

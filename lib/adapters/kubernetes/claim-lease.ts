@@ -38,7 +38,7 @@ interface ReadClaims {
  * Fencing claims in one coordination.k8s.io/v1 Lease shared by every fencer of the cluster. Each
  * claim or release reads the Lease, decides, and writes back with the `resourceVersion` it read;
  * a concurrent writer makes the write fail with 409 and the whole decision is taken again from a
- * fresh read. So two runs can never both see room for the last in-flight slot (safety.md rule 4).
+ * fresh read. So two runs can never both see room for the last in-flight slot (SAFETY.md rule 4).
  * Claims are never dry-run: they are the fencer's own bookkeeping, not a change to the workload (a dry
  * run takes none). Times are the API server's (the `Date` of the read the decision is based on), and the
  * in-flight limit is the one the Lease carries: every fencer of the cluster sees the same cap.

@@ -1,6 +1,6 @@
 /**
  * The pure half of fencing claims: what the claims annotation holds, which claims are still live,
- * and whether a new claim fits the cluster's in-flight limit (safety.md rule 4). The shared Lease that
+ * and whether a new claim fits the cluster's in-flight limit (SAFETY.md rule 4). The shared Lease that
  * makes it atomic is in `claim-lease.ts`. Every time here is the API server's: claims are stamped with
  * the server's clock and aged against it, so a fencer whose own clock runs fast cannot see a live claim
  * as expired, and one whose clock runs slow cannot keep a dead claim alive.
@@ -49,7 +49,7 @@ const isClaim = (value: unknown): value is Claim => {
 
 /**
  * Parses the annotation (absent or empty: no claims). A malformed value is an error, not an empty
- * set: reading it as "nothing in flight" would lift the limit for every run (safety.md rule 10).
+ * set: reading it as "nothing in flight" would lift the limit for every run (SAFETY.md rule 10).
  */
 export const parseClaims = (text: string | undefined, where: string): Claims => {
   if (text === undefined || text.trim() === '') return {};

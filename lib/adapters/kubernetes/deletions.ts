@@ -44,7 +44,7 @@ export const forceDeletePod = (
     }),
   );
 
-/** Deletes a VolumeAttachment, only if it is still the one with `uid` (sweeps only, safety.md rule 5). */
+/** Deletes a VolumeAttachment, only if it is still the one with `uid` (sweeps only, SAFETY.md rule 5). */
 export const deleteVolumeAttachment = (
   api: ApiClient,
   va: { readonly name: string; readonly uid: string },

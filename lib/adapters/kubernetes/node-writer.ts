@@ -22,7 +22,7 @@ export interface NodeWriterOptions {
 
 /**
  * Changes a Node's taints and annotations by read-modify-write: GET, compute, merge patch carrying
- * the `resourceVersion` that was read, and on 409 start over from a fresh GET (safety.md rule 6).
+ * the `resourceVersion` that was read, and on 409 start over from a fresh GET (SAFETY.md rule 6).
  * A plan that changes nothing writes nothing. Dry run sends the same patch with `dryRun=All`.
  */
 export class NodeWriter {

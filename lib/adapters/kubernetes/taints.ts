@@ -1,7 +1,7 @@
 /**
  * The pure half of changing a Node's taints and annotations: what the new taint list is, and which
  * annotations actually change. Every taint the fencer does not name is carried over exactly as read
- * (safety.md rule 6), including the node-lifecycle controller's and their `timeAdded`.
+ * (SAFETY.md rule 6), including the node-lifecycle controller's and their `timeAdded`.
  */
 import type { NodeView, Taint } from '../../ports/cluster.js';
 

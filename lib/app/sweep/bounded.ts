@@ -1,4 +1,7 @@
-/** Bounded concurrency for fan-outs over nodes, namespaces or findings (style.md habit 9). */
+/**
+ * Bounded concurrency for fan-outs over nodes, namespaces or findings
+ * (docs/architecture.md#bounded-fan-outs).
+ */
 export async function mapBounded<T, R>(
   items: readonly T[],
   limit: number,

@@ -1,5 +1,5 @@
 /**
- * What `--remediate` does, and only that (safety.md rule 5): delete a VolumeAttachment whose node is
+ * What `--remediate` does, and only that (SAFETY.md rule 5): delete a VolumeAttachment whose node is
  * gone when the provider proved its disk released, re-checking the node, the attachment and the provider right before;
  * and start fencing for nodes NotReady too long, within the blast-radius limits (the fence use case
  * re-checks every safety rule itself). Everything else stays report-only. Every refusal is loud (rule 9).
@@ -148,7 +148,8 @@ export async function remediate(
     request,
     starter,
   );
-  // Each deletion re-reads its node and attachment first; a few in flight at once (style.md habit 9).
+  // Each deletion re-reads its node and attachment first; a few in flight at once
+  // (docs/architecture.md#bounded-fan-outs).
   return mapBounded(findings, REMEDIATIONS_IN_FLIGHT, async (finding) => {
     let result: RemediationResult | null = fencings.get(finding.id) ?? null;
     if (finding.class === SweepClass.VaNodeMissing) {

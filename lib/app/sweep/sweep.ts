@@ -1,7 +1,7 @@
 /**
  * The sweep use case: observe the cluster (paginated), classify with the pure rule table, cross-check
  * the findings with the providers (batched, bounded), conclude the next safe action, remediate only what
- * safety.md rule 5 allows and only when asked, then report, log and count per class.
+ * SAFETY.md rule 5 allows and only when asked, then report, log and count per class.
  */
 import { SWEEP_CLASSES, type SweepClass } from '../../domain/sweep/classes.js';
 import { classify, conclude } from '../../domain/sweep/classify.js';

@@ -1,6 +1,6 @@
 /**
  * What blocks a volume, as a table of small rules walked in order (the first that speaks wins), and the
- * next safe action. Like decide(): pure, and every action it suggests respects safety.md (a live node
+ * next safe action. Like decide(): pure, and every action it suggests respects SAFETY.md (a live node
  * is never fenced; a VolumeAttachment is deleted only by the sweep, with provider proof).
  */
 import { NextActionKind } from '../sweep/finding.js';

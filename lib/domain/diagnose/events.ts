@@ -1,5 +1,5 @@
 /**
- * Recognising the event texts of pain.md section 5.1. The two Multi-Attach messages mean two different
+ * Recognising the event texts users report (see RUNBOOK.md). The two Multi-Attach messages mean two different
  * situations (reconciler.go `reportMultiAttachError`): "already used by pod(s)" means a pod that uses the
  * volume still exists on the other node; "already exclusively attached to one node" means none does,
  * but the attach-detach controller still counts the volume attached there.

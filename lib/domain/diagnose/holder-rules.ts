@@ -1,6 +1,6 @@
 /**
  * Blocker rules about who holds the volume: a pod stuck on a dead node, or an attachment on a deleted,
- * NotReady or live node. Each suggests only what safety.md allows for that case.
+ * NotReady or live node. Each suggests only what SAFETY.md allows for that case.
  */
 import { provenOff } from '../sweep/cross-check.js';
 import { NextActionKind } from '../sweep/finding.js';

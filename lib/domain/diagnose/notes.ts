@@ -1,4 +1,4 @@
-/** How the kind of volume changes the story, as the seed article explains (its Q2 and Q3). */
+/** How the kind of volume changes the story, as the README's incident explains. */
 import type { PvFact } from './model.js';
 
 const RWX = new Set(['ReadWriteMany', 'ReadOnlyMany']);

@@ -1,7 +1,7 @@
 /**
  * Blocker rules about a network image's lock (Ceph RBD): the volume is attached where the pod needs it,
  * but the previous node's client still watches the image, so ceph-csi's NodeStage refuses it with
- * `still being used`. Only blocklisting that client frees the image (safety.md: storage fencing); the
+ * `still being used`. Only blocklisting that client frees the image (SAFETY.md rule 1: storage fencing); the
  * out-of-service taint and deleting VolumeAttachments do nothing for it.
  */
 import { isNetworkImageDriver } from '../blocklist.js';

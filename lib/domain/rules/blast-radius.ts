@@ -1,5 +1,5 @@
 /**
- * Bounded blast radius (safety.md rule 4): many unhealthy nodes at once means a broken network, not broken
+ * Bounded blast radius (SAFETY.md rule 4): many unhealthy nodes at once means a broken network, not broken
  * nodes, and powering them off would turn a partition into an outage.
  */
 import { Compliant, halt, NotApplicable, wait } from '../decision.js';
@@ -40,7 +40,7 @@ export const othersInFlight = (ctx: FenceContext): string[] => [
 
 export const unhealthyWithinLimits: FenceRule = {
   id: 'unhealthy-within-limits',
-  contract: 'safety.md 4: halt when too many nodes are unhealthy at once',
+  contract: 'SAFETY.md rule 4: halt when too many nodes are unhealthy at once',
   check: (ctx) => {
     // Gates every step that could power something off: the commitment and any repeated power-off.
     // Once the instance is off (or proven off), releasing its volumes harms no one else.
@@ -66,7 +66,7 @@ export const unhealthyWithinLimits: FenceRule = {
 
 export const inFlightWithinLimits: FenceRule = {
   id: 'in-flight-within-limits',
-  contract: 'safety.md 4: halt when too many fencings are in flight',
+  contract: 'SAFETY.md rule 4: halt when too many fencings are in flight',
   check: (ctx) => {
     // Only the commitment is gated: once committed, this run is itself one of the fencings in flight.
     if (committed(ctx)) return NotApplicable;

@@ -50,7 +50,7 @@ export interface FenceContext {
 /** A rule of the fence table. */
 export type FenceRule = Rule<FenceContext>;
 
-/** Build the context, refusing input that contradicts itself (safety.md rule 10). */
+/** Build the context, refusing input that contradicts itself (SAFETY.md rule 10). */
 export function fenceContext(
   observation: Observation,
   request: FenceRequest,

@@ -1,5 +1,5 @@
 /**
- * Right instance (safety.md rule 3), from every independent signal: a machine may be fenced for exactly
+ * Right instance (SAFETY.md rule 3), from every independent signal: a machine may be fenced for exactly
  * one Node, the Node's own signals must not contradict the machine, and before the run commits at least
  * one of them must agree with it, so that a providerID alone (a stale or hand-made Node) is never enough
  * to power a machine off.
@@ -25,7 +25,8 @@ const comparison = (ctx: FenceContext) => {
 
 export const instanceUnique: FenceRule = {
   id: 'instance-unique',
-  contract: 'safety.md 2 and 3: a machine is fenced for exactly one Node; another Node naming it may be it',
+  contract:
+    'SAFETY.md rules 2 and 3: a machine is fenced for exactly one Node; another Node naming it may be it',
   check: (ctx) => {
     if (ctx.instance === null) return NotApplicable;
     const others = ctx.instance.otherNodes;
@@ -38,7 +39,7 @@ export const instanceUnique: FenceRule = {
 
 export const identityConsistent: FenceRule = {
   id: 'identity-consistent',
-  contract: "safety.md 3: the node's addresses and CSI node IDs must not name another machine",
+  contract: "SAFETY.md rule 3: the node's addresses and CSI node IDs must not name another machine",
   check: (ctx) => {
     const result = comparison(ctx);
     if (result === null) return NotApplicable;
@@ -50,7 +51,7 @@ export const identityConsistent: FenceRule = {
 
 export const identityCorroborated: FenceRule = {
   id: 'identity-corroborated',
-  contract: 'safety.md 3: before committing, a signal independent of the providerID names the machine',
+  contract: 'SAFETY.md rule 3: before committing, a signal independent of the providerID names the machine',
   check: (ctx) => {
     if (committed(ctx) || ctx.instance === null) return NotApplicable;
     const identity = ctx.instance.identity;

@@ -1,5 +1,5 @@
 /**
- * Bad input is an error, not a guess (safety.md rule 10), and a run never switches target (rule 3).
+ * Bad input is an error, not a guess (SAFETY.md rule 10), and a run never switches target (rule 3).
  */
 import { Compliant, halt, NotApplicable } from '../decision.js';
 import { Phase } from '../phases.js';
@@ -8,7 +8,7 @@ import { committed, type FenceRule } from './context.js';
 
 export const nodeExists: FenceRule = {
   id: 'node-exists',
-  contract: 'safety.md 10: unknown nodes are refused',
+  contract: 'SAFETY.md rule 10: unknown nodes are refused',
   check: (ctx) =>
     ctx.node !== null
       ? Compliant
@@ -20,7 +20,7 @@ export const nodeExists: FenceRule = {
 
 export const providerIdPresent: FenceRule = {
   id: 'provider-id-present',
-  contract: 'safety.md 10: missing providerIDs are refused',
+  contract: 'SAFETY.md rule 10: missing providerIDs are refused',
   check: (ctx) => {
     if (ctx.node === null) return NotApplicable;
     const missing =
@@ -35,7 +35,7 @@ export const providerIdPresent: FenceRule = {
 
 export const providerIdParses: FenceRule = {
   id: 'provider-id-parses',
-  contract: 'safety.md 10: unparseable providerIDs and unknown providers are refused',
+  contract: 'SAFETY.md rule 10: unparseable providerIDs and unknown providers are refused',
   check: (ctx) => {
     const instance = ctx.observation.instance;
     if (instance === null) return NotApplicable;
@@ -50,7 +50,7 @@ export const providerIdParses: FenceRule = {
 
 export const sameTarget: FenceRule = {
   id: 'same-target',
-  contract: 'safety.md 3 and 7: a run acts only on the node and instance it committed to',
+  contract: 'SAFETY.md rules 3 and 7: a run acts only on the node and instance it committed to',
   check: (ctx) => {
     const target = ctx.history.target;
     if (target === null || ctx.node === null) return NotApplicable;
@@ -69,7 +69,7 @@ export const sameTarget: FenceRule = {
 
 export const evidenceNamesInstance: FenceRule = {
   id: 'evidence-names-instance',
-  contract: 'safety.md 3: evidence about another instance proves nothing',
+  contract: 'SAFETY.md rule 3: evidence about another instance proves nothing',
   check: (ctx) => {
     if (ctx.ref === null || ctx.power === null) return NotApplicable;
     return ctx.power.instanceId === ctx.ref.instanceId

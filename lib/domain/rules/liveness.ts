@@ -1,5 +1,5 @@
 /**
- * Never fence a live node (safety.md rule 2): checked on every step, so the re-check right before the
+ * Never fence a live node (SAFETY.md rule 2): checked on every step, so the re-check right before the
  * taint is the same check, made on that step's fresh observation. After the decision to fence, a sign of
  * life means the node came back, and the run stops. Ages are measured at the moment the Node and Lease
  * were read (`readAt`), never at the end of a step that then spent seconds on the provider.
@@ -22,7 +22,7 @@ const isFresh = (ctx: FenceContext, iso: string | null, field: string): boolean 
 
 export const nodeNotReady: FenceRule = {
   id: 'node-not-ready',
-  contract: 'safety.md 2: halt when the node is Ready=True',
+  contract: 'SAFETY.md rule 2: halt when the node is Ready=True',
   check: (ctx) => {
     if (ctx.node === null) return NotApplicable;
     return ctx.node.ready === 'True'
@@ -33,7 +33,7 @@ export const nodeNotReady: FenceRule = {
 
 export const leaseStale: FenceRule = {
   id: 'lease-stale',
-  contract: 'safety.md 2: halt when the Lease was renewed within the grace period',
+  contract: 'SAFETY.md rule 2: halt when the Lease was renewed within the grace period',
   check: (ctx) => {
     if (ctx.node === null) return NotApplicable;
     if (!isFresh(ctx, ctx.node.leaseRenewTime, 'leaseRenewTime')) return Compliant;
@@ -46,7 +46,7 @@ export const leaseStale: FenceRule = {
 
 export const heartbeatStale: FenceRule = {
   id: 'heartbeat-stale',
-  contract: 'safety.md 2: a fresh status heartbeat is a live kubelet too',
+  contract: 'SAFETY.md rule 2: a fresh status heartbeat is a live kubelet too',
   check: (ctx) => {
     if (ctx.node === null) return NotApplicable;
     if (!isFresh(ctx, ctx.node.lastHeartbeat, 'lastHeartbeat')) return Compliant;
@@ -62,7 +62,8 @@ const NEVER_UPDATED = 'NodeStatusNeverUpdated';
 
 export const seenAlive: FenceRule = {
   id: 'seen-alive',
-  contract: 'safety.md 2: a node never seen alive is not proven silent (absence of evidence is not evidence)',
+  contract:
+    'SAFETY.md rule 2: a node never seen alive is not proven silent (absence of evidence is not evidence)',
   check: (ctx) => {
     if (ctx.node === null || committed(ctx)) return NotApplicable;
     const { leaseRenewTime, lastHeartbeat, readyReason } = ctx.node;

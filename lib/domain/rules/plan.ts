@@ -1,5 +1,5 @@
 /**
- * What a real run would do from here, in words, for the dry-run report (safety.md rule 8). It describes
+ * What a real run would do from here, in words, for the dry-run report (SAFETY.md rule 8). It describes
  * the path the decision table would take, so a reader can compare the report with the real run.
  */
 import { WATCH_EXPIRY_SECONDS } from '../blocklist.js';

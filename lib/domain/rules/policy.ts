@@ -1,5 +1,5 @@
 /**
- * Who may be fenced at all: opted-out and control-plane nodes (safety.md rule 4), instances that are not
+ * Who may be fenced at all: opted-out and control-plane nodes (SAFETY.md rule 4), instances that are not
  * the cluster's (rule 3), and strategies the server cannot honour.
  */
 import { Compliant, halt, NotApplicable } from '../decision.js';
@@ -12,7 +12,7 @@ import { waitOrExpire } from './deadline.js';
 
 export const notOptedOut: FenceRule = {
   id: 'not-opted-out',
-  contract: 'safety.md 4: nodes can opt out by annotation',
+  contract: 'SAFETY.md rule 4: nodes can opt out by annotation',
   check: (ctx) => {
     if (ctx.node === null) return NotApplicable;
     return ctx.node.optedOut
@@ -26,7 +26,7 @@ const signs = (signals: readonly string[] | undefined): string =>
 
 export const controlPlaneAllowed: FenceRule = {
   id: 'control-plane-allowed',
-  contract: 'safety.md 4: control-plane nodes only when explicitly allowed',
+  contract: 'SAFETY.md rule 4: control-plane nodes only when explicitly allowed',
   check: (ctx) => {
     if (ctx.node === null || !ctx.node.controlPlane) return NotApplicable;
     return ctx.request.limits.allowControlPlane
@@ -47,7 +47,7 @@ const NOT_OWNED_REASON = {
 /**
  * The instance the run resolved, proved the cluster's and committed to, and which the provider now does
  * not know in the same account and region, and reports gone: released (ECS forgets at once) or terminated
- * and forgotten (EC2, after about an hour). That is proof of off (SAFETY.md 1), not a change of owner.
+ * and forgotten (EC2, after about an hour). That is proof of off (SAFETY.md rule 1), not a change of owner.
  */
 const goneAfterCommit = (ctx: FenceContext): boolean =>
   committed(ctx) &&
@@ -60,7 +60,7 @@ const goneAfterCommit = (ctx: FenceContext): boolean =>
 export const instanceOwned: FenceRule = {
   id: 'instance-owned',
   contract:
-    'SAFETY.md 3: the instance carries the ownership tag, in the configured account and region; once committed, the same instance gone is off (SAFETY.md 1)',
+    'SAFETY.md rule 3: the instance carries the ownership tag, in the configured account and region; once committed, the same instance gone is off (SAFETY.md rule 1)',
   check: (ctx) => {
     if (ctx.instance === null) return NotApplicable;
     const ownership = ctx.instance.ownership;
@@ -87,7 +87,7 @@ export const instanceOwned: FenceRule = {
 
 export const strategySupported: FenceRule = {
   id: 'strategy-supported',
-  contract: 'mission.md: the out-of-service taint needs Kubernetes >= 1.26',
+  contract: 'SAFETY.md rule 5: the out-of-service taint needs Kubernetes >= 1.26',
   check: (ctx) => {
     if (ctx.strategy !== null) return Compliant;
     const version = ctx.observation.cluster.serverVersion;

@@ -1,5 +1,5 @@
 /**
- * Proof before release (safety.md rule 1), first half: commit to fencing, force the instance off, and wait
+ * Proof before release (SAFETY.md rule 1), first half: commit to fencing, force the instance off, and wait
  * for a provider observation made after the decision that shows it off. Dry run stops at the commitment:
  * without a real power-off there can be no proof, so everything after it can only be reported.
  */
@@ -25,7 +25,7 @@ const powerOff = (ctx: FenceContext, instance: InstanceRef): PowerOffAction => (
 
 export const instanceStoppable: FenceRule = {
   id: 'instance-stoppable',
-  contract: 'pain.md 9: one-time Spot instances cannot be stopped, only terminated',
+  contract: 'SAFETY.md rule 1: one-time Spot instances cannot be stopped, only terminated',
   check: (ctx) => {
     if (!ctx.plan.machine || ctx.power === null || ctx.proof !== null || currentlyOff(ctx))
       return NotApplicable;
@@ -38,7 +38,7 @@ export const instanceStoppable: FenceRule = {
 
 export const powerObserved: FenceRule = {
   id: 'power-observed',
-  contract: 'safety.md 1: an API error or an unknown state is not evidence of anything',
+  contract: 'SAFETY.md rule 1: an API error or an unknown state is not evidence of anything',
   check: (ctx) => {
     // A node fenced at the storage layer only does not wait on its machine's power state.
     if (ctx.instance === null || !ctx.plan.machine) return NotApplicable;
@@ -63,7 +63,7 @@ export const powerObserved: FenceRule = {
 
 export const dryRunReport: FenceRule = {
   id: 'dry-run-report',
-  contract: 'safety.md 8: dry run changes nothing and says what would have happened',
+  contract: 'SAFETY.md rule 8: dry run changes nothing and says what would have happened',
   check: (ctx) => {
     if (!ctx.request.dryRun || (ctx.ref === null && !ctx.plan.storage)) return NotApplicable;
     // The provider's own dry run of the first mutating call a real run would make.
@@ -79,7 +79,7 @@ export const dryRunReport: FenceRule = {
 
 export const commit: FenceRule = {
   id: 'commit',
-  contract: 'workflow: every check passed; decide to fence and force the instance off',
+  contract: 'SAFETY.md rule 1: every check passed; decide to fence and force the instance off',
   check: (ctx) => {
     if (committed(ctx)) return NotApplicable;
     // Storage first: it isolates the node's images at once, whether or not the machine goes off.
@@ -126,7 +126,7 @@ export const commit: FenceRule = {
 
 export const confirmOff: FenceRule = {
   id: 'confirm-off',
-  contract: 'safety.md 1: wait for stopped/terminated/not-found observed after the decision',
+  contract: 'SAFETY.md rule 1: wait for stopped/terminated/not-found observed after the decision',
   check: (ctx) => {
     if (!committed(ctx) || !ctx.plan.machine || ctx.proof !== null || ctx.ref === null) return NotApplicable;
     // With a storage fence too, the machine comes second.

@@ -26,7 +26,7 @@ const reasonOf = (fault: ProviderFault): Reason =>
 export const providerAcceptsCalls: FenceRule = {
   id: 'provider-accepts-calls',
   contract:
-    'SAFETY.md 9: a provider error the adapter judged permanent ends the run at once, with its own reason',
+    'SAFETY.md rule 9: a provider error the adapter judged permanent ends the run at once, with its own reason',
   check: (ctx) => {
     if (ctx.instance === null) return NotApplicable;
     const fault = permanentFault(ctx.instance);
@@ -41,7 +41,7 @@ export const providerAcceptsCalls: FenceRule = {
 export const unfenceProviderAcceptsCalls: UnfenceRule = {
   id: 'unfence-provider-accepts-calls',
   contract:
-    'SAFETY.md 9: a provider error the adapter judged permanent ends the un-fence at once, taint kept',
+    'SAFETY.md rule 9: a provider error the adapter judged permanent ends the un-fence at once, taint kept',
   check: (ctx) => {
     if (ctx.instance === null) return NotApplicable;
     const fault = permanentFault(ctx.instance);

@@ -1,5 +1,5 @@
 /**
- * Proof before release (safety.md rule 1), second half: with proof held AND the instance still off in this
+ * Proof before release (SAFETY.md rule 1), second half: with proof held AND the instance still off in this
  * step's observation, taint the node, then (per strategy) clear what Kubernetes will not clear by itself,
  * and end when the node holds no volumes. VolumeAttachments are deleted on the legacy path only, on
  * servers known to predate 1.26 (rule 5). The fencer's taint is exact (rule 6): it is added with its
@@ -65,7 +65,7 @@ const tainted = (ctx: FenceContext): boolean => ctx.taints?.releasing === true;
 
 export const stillOff: FenceRule = {
   id: 'still-off',
-  contract: 'safety.md 1 and 2: re-check right before every release that the instance is off',
+  contract: 'SAFETY.md rules 1 and 2: re-check right before every release that the instance is off',
   check: (ctx) => {
     if (!releasing(ctx) || !ctx.plan.machine) return NotApplicable;
     if (currentlyOff(ctx)) return NotApplicable;
@@ -80,7 +80,7 @@ export const stillOff: FenceRule = {
 
 export const addTaint: FenceRule = {
   id: 'add-taint',
-  contract: 'safety.md 1 and 6: taint only with proof; record the exact taint in the same write',
+  contract: 'SAFETY.md rules 1 and 6: taint only with proof; record the exact taint in the same write',
   check: (ctx) => {
     const { node, proof, ref, taints } = ctx;
     if (!releasing(ctx) || node === null || taints === null) return NotApplicable;
@@ -120,7 +120,7 @@ export const addTaint: FenceRule = {
 
 export const clearStaleRecord: FenceRule = {
   id: 'clear-stale-record',
-  contract: 'safety.md 6: a fence record whose taint is gone proves nothing and adopts nothing',
+  contract: 'SAFETY.md rule 6: a fence record whose taint is gone proves nothing and adopts nothing',
   check: (ctx) => {
     const { node, taints } = ctx;
     if (ctx.request.dryRun || node === null || taints === null || !taints.staleRecord) return NotApplicable;
@@ -145,7 +145,7 @@ export const clearStaleRecord: FenceRule = {
 
 export const legacyDeletePods: FenceRule = {
   id: 'legacy-delete-pods',
-  contract: 'mission.md: on the legacy path, force-delete the pods that hold the volumes',
+  contract: 'SAFETY.md rule 5: on the legacy path, force-delete the pods that hold the volumes',
   check: (ctx) => {
     if (!releasing(ctx) || !tainted(ctx) || ctx.strategy !== Strategy.Legacy) return NotApplicable;
     const pods = blockingPods(ctx);
@@ -162,7 +162,8 @@ export const legacyDeletePods: FenceRule = {
 
 export const toleratingPods: FenceRule = {
   id: 'tolerating-pods',
-  contract: 'safety.md 9: a pod the taint can never evict is named at once, not waited on until the deadline',
+  contract:
+    'SAFETY.md rule 9: a pod the taint can never evict is named at once, not waited on until the deadline',
   check: (ctx) => {
     if (!releasing(ctx) || !tainted(ctx) || ctx.strategy === Strategy.Legacy) return NotApplicable;
     const pods = toleratingHolders(ctx);
@@ -189,7 +190,8 @@ export const toleratingPods: FenceRule = {
 
 export const accelerateForceDelete: FenceRule = {
   id: 'accelerate-force-delete',
-  contract: 'request.accelerate: do what PodGC will do, without waiting for its 20 s loop',
+  contract:
+    'SAFETY.md rule 1: once isolated and tainted, request.accelerate does what PodGC will do, without its 20 s loop',
   check: (ctx) => {
     if (!releasing(ctx) || !tainted(ctx) || !ctx.request.accelerate) return NotApplicable;
     const pods = ctx.observation.workload.pods.filter((pod) => pod.terminating);
@@ -206,7 +208,7 @@ export const accelerateForceDelete: FenceRule = {
 
 export const legacyDeleteVolumeAttachments: FenceRule = {
   id: 'legacy-delete-volume-attachments',
-  contract: 'safety.md 5: delete VolumeAttachments only on the legacy path of a server < 1.26',
+  contract: 'SAFETY.md rule 5: delete VolumeAttachments only on the legacy path of a server < 1.26',
   check: (ctx) => {
     if (!releasing(ctx) || !tainted(ctx)) return NotApplicable;
     if (!mayDeleteVolumeAttachments(ctx.strategy, ctx.observation.cluster.serverVersion))
@@ -240,7 +242,7 @@ function unrecordedEntries(ctx: FenceContext): string {
 
 export const drained: FenceRule = {
   id: 'drained',
-  contract: 'workflow: fenced once no pod, VolumeAttachment or disk ties volumes to the node',
+  contract: 'SAFETY.md rule 1: fenced once no pod, VolumeAttachment or disk ties volumes to the node',
   check: (ctx) => {
     if (!releasing(ctx) || !tainted(ctx)) return NotApplicable;
     // Disks are the machine's: a node fenced at the storage layer only has none to wait for.

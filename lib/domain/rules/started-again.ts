@@ -24,7 +24,7 @@ const launched = (launchTime: string | undefined, precision: string | undefined)
 
 export const instanceNotStartedAgain: FenceRule = {
   id: 'instance-not-started-again',
-  contract: 'SAFETY.md 2: stop if the instance was started again after the decision',
+  contract: 'SAFETY.md rule 2: stop if the instance was started again after the decision',
   check: (ctx) => {
     if (ctx.decidedAt === null || ctx.power === null) return NotApplicable;
     const { launchTime, launchTimePrecision, state } = ctx.power;

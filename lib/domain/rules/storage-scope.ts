@@ -1,5 +1,5 @@
 /**
- * A storage fence reaches only the node (SAFETY.md 2 and 3): the Node's declared storage addresses
+ * A storage fence reaches only the node (SAFETY.md rules 2 and 3): the Node's declared storage addresses
  * must be readable, and no entry to be blocklisted may cover a storage daemon's address. (Entries that
  * cover another Node's address: `addressesUnique` in storage.ts.) Refusals, before any mutation.
  */
@@ -20,7 +20,7 @@ export const describeConflicts = (conflicts: readonly ScopeConflict[], kind: Sco
 
 export const declaredAddressesValid: FenceRule = {
   id: 'declared-addresses-valid',
-  contract: 'SAFETY.md 10: a malformed storage-addresses annotation is bad input; nothing is fenced',
+  contract: 'SAFETY.md rule 10: a malformed storage-addresses annotation is bad input; nothing is fenced',
   check: (ctx) => {
     const storage = ctx.observation.storage;
     if (!ctx.plan.storage || storage === null || storage.declaredError === null) return NotApplicable;
@@ -30,7 +30,7 @@ export const declaredAddressesValid: FenceRule = {
 
 export const awayFromStorageDaemons: FenceRule = {
   id: 'away-from-storage-daemons',
-  contract: "SAFETY.md 2 and 3: a blocklist never covers a storage daemon's address",
+  contract: "SAFETY.md rules 2 and 3: a blocklist never covers a storage daemon's address",
   check: (ctx) => {
     const storage = ctx.observation.storage;
     if (!ctx.plan.storage || storage === null) return NotApplicable;

@@ -1,5 +1,5 @@
 /**
- * Proof before release for network images (safety.md rule 1): an RBD image is released once every
+ * Proof before release for network images (SAFETY.md rule 1): an RBD image is released once every
  * address the node's Ceph clients may use is confirmed on the OSD blocklist, in an observation made after
  * the decision, and still listed on the step that releases; or, without a storage fencer, once its
  * machine has been proven off for longer than the image's old watch can live. A blocklist entry reaches
@@ -41,7 +41,8 @@ export const storageFence = (ctx: FenceContext): StorageFenceAction => ({
 
 export const addressesUnique: FenceRule = {
   id: 'addresses-unique',
-  contract: "SAFETY.md 2 and 3: a blocklist reaches only this node: no entry covers another Node's address",
+  contract:
+    "SAFETY.md rules 2 and 3: a blocklist reaches only this node: no entry covers another Node's address",
   check: (ctx) => {
     const storage = ctx.observation.storage;
     if (!ctx.plan.storage || storage === null) return NotApplicable;
@@ -62,7 +63,7 @@ export const addressesUnique: FenceRule = {
 
 export const storageObserved: FenceRule = {
   id: 'storage-observed',
-  contract: 'safety.md 1: a storage API error is not evidence of isolation; some failures are final',
+  contract: 'SAFETY.md rule 1: a storage API error is not evidence of isolation; some failures are final',
   check: (ctx) => {
     const storage = ctx.observation.storage;
     if (!ctx.plan.storage) return NotApplicable;
@@ -100,7 +101,7 @@ export const storageObserved: FenceRule = {
 
 export const confirmStorage: FenceRule = {
   id: 'confirm-storage',
-  contract: 'safety.md 1: wait for the blocklist confirmed in an observation made after the decision',
+  contract: 'SAFETY.md rule 1: wait for the blocklist confirmed in an observation made after the decision',
   check: (ctx) => {
     if (!committed(ctx) || !ctx.plan.storage || ctx.storageProof !== null) return NotApplicable;
     const failure = expired(ctx);
@@ -131,7 +132,7 @@ export const confirmStorage: FenceRule = {
 
 export const stillIsolated: FenceRule = {
   id: 'still-isolated',
-  contract: 'safety.md 1: re-check right before every release that the blocklist still holds',
+  contract: 'SAFETY.md rule 1: re-check right before every release that the blocklist still holds',
   check: (ctx) => {
     if (!ctx.plan.storage || !proven(ctx) || ctx.node === null) return NotApplicable;
     if (ctx.blocklist?.confirmed) return NotApplicable;
@@ -152,7 +153,8 @@ export const stillIsolated: FenceRule = {
 
 export const watchesGone: FenceRule = {
   id: 'watches-gone',
-  contract: 'safety.md 1: without a storage fence, a power-off frees an RBD image once its old watch is gone',
+  contract:
+    'SAFETY.md rule 1: without a storage fence, a power-off frees an RBD image once its old watch is gone',
   check: (ctx) => {
     if (!proven(ctx) || ctx.proof === null || !ctx.plan.watch) return NotApplicable;
     if (watchesExpired(ctx.proof.observedAt, ctx.now)) return NotApplicable;

@@ -1,5 +1,5 @@
 /**
- * Un-fence rules (safety.md rule 6): remove only the taint the fencer added, only once the node is Ready
+ * Un-fence rules (SAFETY.md rule 6): remove only the taint the fencer added, only once the node is Ready
  * again AND its instance shows a power cycle (started after the fence). A node that comes back without a
  * power cycle may be a partitioned node that never stopped: its taint stays, loudly.
  */
@@ -15,7 +15,7 @@ import { type UnfenceRule, waitFor } from './unfence-context.js';
 
 export const unfenceNodeExists: UnfenceRule = {
   id: 'unfence-node-exists',
-  contract: 'safety.md 10: unknown nodes are refused',
+  contract: 'SAFETY.md rule 10: unknown nodes are refused',
   check: (ctx) =>
     ctx.node === null
       ? halt(Phase.Refused, Reason.NodeNotFound, [`node ${ctx.request.node} not found`])
@@ -24,7 +24,7 @@ export const unfenceNodeExists: UnfenceRule = {
 
 export const staleRecordCleared: UnfenceRule = {
   id: 'stale-record-cleared',
-  contract: 'safety.md 6: a fence record whose taint is gone proves nothing and adopts nothing',
+  contract: 'SAFETY.md rule 6: a fence record whose taint is gone proves nothing and adopts nothing',
   check: (ctx) => {
     const { node, taints } = ctx;
     if (node === null || taints === null || !taints.staleRecord) return NotApplicable;
@@ -61,7 +61,7 @@ export const staleRecordCleared: UnfenceRule = {
 
 export const taintOwned: UnfenceRule = {
   id: 'taint-owned',
-  contract: 'safety.md 6 and 7: remove only the taint the fencer added; none of ours left is success',
+  contract: 'SAFETY.md rules 6 and 7: remove only the taint the fencer added; none of ours left is success',
   check: (ctx) => {
     const { node, taints } = ctx;
     if (node === null || taints === null || taints.ours !== null) return NotApplicable;
@@ -85,7 +85,7 @@ export const taintOwned: UnfenceRule = {
 
 export const unfenceInstanceResolved: UnfenceRule = {
   id: 'unfence-instance-resolved',
-  contract: 'safety.md 10: a power cycle can only be proven for an identified instance',
+  contract: 'SAFETY.md rule 10: a power cycle can only be proven for an identified instance',
   check: (ctx) => {
     const instance = ctx.observation.instance;
     if (instance === null || instance.resolved) return instance === null ? NotApplicable : Compliant;
@@ -102,7 +102,7 @@ export const unfenceInstanceResolved: UnfenceRule = {
 
 export const nodeReadyAgain: UnfenceRule = {
   id: 'node-ready-again',
-  contract: 'safety.md 6: only after the node is Ready again',
+  contract: 'SAFETY.md rule 6: only after the node is Ready again',
   check: (ctx) => {
     if (ctx.node === null || ctx.node.ready === 'True') return NotApplicable;
     return waitFor(ctx, Reason.NodeNotReadyYet, [`node ${ctx.node.name} is Ready=${ctx.node.ready}`]);
@@ -111,7 +111,7 @@ export const nodeReadyAgain: UnfenceRule = {
 
 export const unfenceInstanceOwned: UnfenceRule = {
   id: 'unfence-instance-owned',
-  contract: 'safety.md 3: evidence counts only for the cluster’s own instance',
+  contract: 'SAFETY.md rule 3: evidence counts only for the cluster’s own instance',
   check: (ctx) => {
     if (ctx.instance === null) return NotApplicable;
     const { ownership, ref } = ctx.instance;
@@ -139,7 +139,7 @@ const sameWholeSecond = (a: string, b: string): boolean =>
 
 export const powerCycled: UnfenceRule = {
   id: 'power-cycled',
-  contract: 'safety.md 6: only after the instance was started later than the fence',
+  contract: 'SAFETY.md rule 6: only after the instance was started later than the fence',
   check: (ctx) => {
     const record = ctx.node?.fenceRecord;
     if (record == null || ctx.node === null) return NotApplicable;
@@ -184,7 +184,7 @@ export const powerCycled: UnfenceRule = {
 
 export const unfenceDryRun: UnfenceRule = {
   id: 'unfence-dry-run',
-  contract: 'safety.md 8: dry run changes nothing and says what would have happened',
+  contract: 'SAFETY.md rule 8: dry run changes nothing and says what would have happened',
   check: (ctx) => {
     if (!ctx.request.dryRun || ctx.node === null) return NotApplicable;
     const entries = ctx.node.fenceRecord?.blocklist ?? [];
@@ -200,7 +200,7 @@ export const unfenceDryRun: UnfenceRule = {
 export const liftBlocklist: UnfenceRule = {
   id: 'lift-blocklist',
   contract:
-    "safety.md 6: lift exactly the fencer's own blocklist entries, only after a power cycle, before the taint",
+    "SAFETY.md rule 6: lift exactly the fencer's own blocklist entries, only after a power cycle, before the taint",
   check: (ctx) => {
     const entries = ctx.node?.fenceRecord?.blocklist ?? [];
     if (ctx.node === null || entries.length === 0) return NotApplicable;
@@ -231,7 +231,8 @@ export const liftBlocklist: UnfenceRule = {
 
 export const removeTaint: UnfenceRule = {
   id: 'remove-taint',
-  contract: "safety.md 6: remove exactly the fencer's taint, by read-modify-write; other taints untouched",
+  contract:
+    "SAFETY.md rule 6: remove exactly the fencer's taint, by read-modify-write; other taints untouched",
   check: (ctx) => {
     const { node, taints } = ctx;
     if (node === null || node.fenceRecord === null || taints?.ours == null) return NotApplicable;

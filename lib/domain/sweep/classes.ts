@@ -1,5 +1,5 @@
 /**
- * The classes of trouble a sweep recognises (issue 5; pain.md section 5.3). The codes are stable:
+ * The classes of trouble a sweep recognises . The codes are stable:
  * metrics count findings by them and operators grep for them.
  */
 

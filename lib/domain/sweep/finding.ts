@@ -43,7 +43,7 @@ export interface NextAction {
   readonly kind: NextActionKind;
   readonly description: string;
   readonly command?: string;
-  /** Whether `fencer sweep --remediate` may take this action itself (safety.md rule 5). */
+  /** Whether `fencer sweep --remediate` may take this action itself (SAFETY.md rule 5). */
   readonly automatic: boolean;
 }
 
@@ -87,7 +87,7 @@ export const finding = (draft: FindingDraft): SweepVerdict => ({ kind: 'finding'
 /** A sweep rule: one class, one small pure check per subject, and the advice once the provider answered. */
 export interface SweepRule<S> {
   readonly class: SweepClass;
-  /** The source of the rule (issue, pain.md scenario, safety.md clause), for a reader checking the table. */
+  /** The source of the rule (the SAFETY.md rule, or what the class detects), for a reader checking the table. */
   readonly contract: string;
   /** The objects the rule looks at. */
   subjects(index: SweepIndex): Iterable<S>;

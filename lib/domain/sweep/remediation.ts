@@ -1,5 +1,5 @@
 /**
- * What a sweep may do by itself, and on what proof (safety.md rules 4 and 5). Deleting a
+ * What a sweep may do by itself, and on what proof (SAFETY.md rules 4 and 5). Deleting a
  * VolumeAttachment is allowed only when its node no longer exists AND the provider proves, in this
  * sweep, that the disk is not attached to a machine that could still write to it. Fencing a NotReady
  * node goes through the fence use case, within the blast-radius limits.
@@ -11,7 +11,7 @@ import { describeDiskFact, describeInstanceFact, diskFact, instanceFact, provenO
 import type { FindingDraft } from './finding.js';
 import type { SweepIndex } from './sweep-index.js';
 
-/** Stable codes for what a sweep refused or skipped (safety.md rule 9). */
+/** Stable codes for what a sweep refused or skipped (SAFETY.md rule 9). */
 export const SweepReason = {
   RemediationDisabled: 'RemediationDisabled',
   NotRemediable: 'NotRemediable',
@@ -37,7 +37,7 @@ export type DeletionVerdict =
 const refuse = (reason: SweepReason, detail: string): DeletionVerdict => ({ allowed: false, reason, detail });
 
 /**
- * Safety.md rule 5 for one VA_NODE_MISSING finding. Every attachment the provider still reports for
+ * SAFETY.md rule 5 for one VA_NODE_MISSING finding. Every attachment the provider still reports for
  * the disk must be to a machine proven off in this cross-check; a disk the provider says does not
  * exist is attached nowhere. Anything unknown is a refusal, never a guess.
  */
@@ -112,7 +112,7 @@ export interface FencingLimits {
   readonly maxUnhealthyFraction: number;
 }
 
-/** How many fencings this sweep may start, or why none (safety.md rule 4). */
+/** How many fencings this sweep may start, or why none (SAFETY.md rule 4). */
 export function fencingBudget(
   index: SweepIndex,
   limits: FencingLimits,

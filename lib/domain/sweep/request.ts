@@ -6,11 +6,11 @@ export interface SweepRequest {
   /** The cluster name, as in the instances' ownership tag. */
   readonly cluster: string;
   readonly thresholds: SweepThresholds;
-  /** Act on the findings safety.md rule 5 allows (off by default: report only). */
+  /** Act on the findings SAFETY.md rule 5 allows (off by default: report only). */
   readonly remediate: boolean;
   /** With `remediate`: say what would be done, change nothing (server-side dry run). */
   readonly dryRun: boolean;
-  /** Limits on starting fencings for VA_ON_NOTREADY_NODE findings (safety.md rule 4). */
+  /** Limits on starting fencings for VA_ON_NOTREADY_NODE findings (SAFETY.md rule 4). */
   readonly limits: FencingLimits;
   /** The most provider calls one sweep may make. */
   readonly maxProviderCalls: number;

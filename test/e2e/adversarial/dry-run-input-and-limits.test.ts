@@ -1,5 +1,5 @@
 /**
- * Adversarial: safety.md rule 8 (dry run is honest), rule 10 (bad input is an error, nothing mutated),
+ * Adversarial: SAFETY.md rule 8 (dry run is honest), rule 10 (bad input is an error, nothing mutated),
  * rule 9 (every refusal is loud) and rule 4 (bounded blast radius, under concurrent writers). What the
  * fencer wrote comes from the API server's audit log of user kube-fencer, what it asked EC2 from the
  * fault injector's log, and what is true from moto.
@@ -30,7 +30,7 @@ const CLAIM = { ttlSeconds: 300 };
 const names = (code: string) => (e: { reason: string; message: string }) =>
   `${e.reason} ${e.message}`.includes(code);
 
-describe('adversarial: honest dry run, bad input, loud refusals, bounded blast radius (safety.md rules 8, 10, 9, 4)', () => {
+describe('adversarial: honest dry run, bad input, loud refusals, bounded blast radius (SAFETY.md rules 8, 10, 9, 4)', () => {
   let lab: Lab;
 
   beforeAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * Adversarial: safety.md rule 2 (never fence a live node) and rule 3 (right instance). Each scenario
+ * Adversarial: SAFETY.md rule 2 (never fence a live node) and rule 3 (right instance). Each scenario
  * hands the real `fencer` a Node that tempts it to power off a machine that is running, or that is not
  * the cluster's, and checks from moto's state, the fault injector's log of EC2 calls and the API server's
  * audit log that it did not. Safety is asserted before the reason code, so a scenario that fails because
@@ -27,7 +27,7 @@ import {
 const releasesSince = (lab: Lab, mark: number) =>
   writesSince(lab, mark).filter((w) => /^(patch|update) nodes|^delete/.test(w));
 
-describe('adversarial: never a live node, only the right instance (safety.md rules 2 and 3)', () => {
+describe('adversarial: never a live node, only the right instance (SAFETY.md rules 2 and 3)', () => {
   let lab: Lab;
   const cleanups: (() => Promise<void>)[] = [];
 

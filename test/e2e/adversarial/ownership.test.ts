@@ -1,5 +1,5 @@
 /**
- * Adversarial: safety.md rule 5 (taint, don't delete) and rule 6 (own what you touch). Other parties
+ * Adversarial: SAFETY.md rule 5 (taint, don't delete) and rule 6 (own what you touch). Other parties
  * put out-of-service taints on the node around the fencer's own: one with another value after the
  * fencer's was removed by hand (its fence record left behind), one with the same key but `NoSchedule`.
  * The fencer must release through its own taint only and remove exactly that taint, nothing else.
@@ -18,7 +18,7 @@ const KEY = 'node.kubernetes.io/out-of-service';
 const SOMEONE_ELSES_NO_EXECUTE = `${KEY}=operator-maintenance:NoExecute`;
 const SOMEONE_ELSES_NO_SCHEDULE = `${KEY}=drain-by-operator:NoSchedule`;
 
-describe('adversarial: taint, never delete; touch only what is yours (safety.md rules 5 and 6)', () => {
+describe('adversarial: taint, never delete; touch only what is yours (SAFETY.md rules 5 and 6)', () => {
   let lab: Lab;
   let app: StatefulApp;
 

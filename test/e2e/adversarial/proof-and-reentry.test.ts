@@ -1,5 +1,5 @@
 /**
- * Adversarial: safety.md rule 1 (proof before release), rule 7 (re-entrant) and rule 9 (every failure
+ * Adversarial: SAFETY.md rule 1 (proof before release), rule 7 (re-entrant) and rule 9 (every failure
  * is loud), against a provider that misbehaves: a stop that never completes, throttling to exhaustion,
  * a CLI killed right after its power-off reached EC2. The fault injector stages what moto cannot; moto's
  * own state, the injector's log and the API server's audit log say what the fencer really did.
@@ -27,7 +27,7 @@ import {
 const releasesSince = (lab: Lab, mark: number) =>
   writesSince(lab, mark).filter((w) => /^(patch|update) nodes|^delete (pods|volumeattachments)/.test(w));
 
-describe('adversarial: proof before release, re-entry, loud failures (safety.md rules 1, 7, 9)', () => {
+describe('adversarial: proof before release, re-entry, loud failures (SAFETY.md rules 1, 7, 9)', () => {
   let lab: Lab;
   let app: StatefulApp;
   let instanceId: string;

@@ -1,5 +1,5 @@
 /**
- * Adversarial: the report is truthful (safety.md rule 9). A database pod that tolerates the out-of-service
+ * Adversarial: the report is truthful (SAFETY.md rule 9). A database pod that tolerates the out-of-service
  * taint stays on the fenced node with its volume: Kubernetes will never evict it. The fencer must name it
  * at once and say what to do, not wait out its drain deadline and not claim the node is clear; with the
  * explicit opt-in it force-deletes the pod once the machine is proven off, and the volume moves.
@@ -11,7 +11,7 @@ import type { StatefulApp } from '../../../lab/scenarios/stateful-app.js';
 import { labWithCutNode } from '../../support/cut-node.js';
 import { fence, instanceState, killFencers, OUT_OF_SERVICE, taintsOn } from './support.js';
 
-describe('adversarial: a pod the taint can never evict (safety.md rule 9, truthful drain)', () => {
+describe('adversarial: a pod the taint can never evict (SAFETY.md rule 9, truthful drain)', () => {
   let lab: Lab;
   let app: StatefulApp;
 

@@ -1,5 +1,5 @@
 /**
- * A run that gives up at its timeout is a failure like any other (safety.md rule 9): logged, counted,
+ * A run that gives up at its timeout is a failure like any other (SAFETY.md rule 9): logged, counted,
  * and left on the node as a Warning Event that names where it stood and the error that kept its last
  * step from deciding. A dry run writes nothing; a node that is gone gets no Event.
  */

@@ -1,5 +1,5 @@
 /**
- * The audit trail of a step, a throw and a timeout (safety.md rule 9, every refusal loud): which log
+ * The audit trail of a step, a throw and a timeout (SAFETY.md rule 9, every refusal loud): which log
  * level, which Event (and when none may be written: a dry run, a node that does not exist), what the
  * Event says, and which metrics count it. The ports are recording fakes; the lab's Events are asserted
  * by test/e2e/refusals.test.ts and adversarial/.

@@ -88,7 +88,7 @@ describe('the Step Functions fencing loop crashed at any write', async () => {
       crashAt: { index: writes.indexOf('powerOff') - 1, when: 'after' },
       beforeRetry: () => world.startInstanceAgain(),
     });
-    // The control: what the checkpoint is there to prevent (safety.md rule 2).
+    // The control: what the checkpoint is there to prevent (SAFETY.md rule 2).
     expect(world.powerOffRequests).toBe(2);
   });
 

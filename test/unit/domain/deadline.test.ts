@@ -1,5 +1,5 @@
 /**
- * The run's deadlines (safety.md rules 1 and 9): which clock runs at each stage, that a step made exactly
+ * The run's deadlines (SAFETY.md rules 1 and 9): which clock runs at each stage, that a step made exactly
  * at the deadline still waits, and what the failure names.
  */
 import { describe, expect, it } from 'vitest';

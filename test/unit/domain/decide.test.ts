@@ -47,7 +47,7 @@ const mine = (at: number) => ({
 const empty = { pods: [], volumeAttachments: [], disks: [ROOT_DISK] };
 
 describe('decide: the fence table', () => {
-  it('walks the gates before the workflow rules, in the order a reader checks them against safety.md', () => {
+  it('walks the gates before the workflow rules, in the order a reader checks them against SAFETY.md', () => {
     // Written out whole: a rule missing, added or moved must show up here (and table-ablation.test.ts
     // shows that each one is needed).
     expect(FENCE_TABLE.map((rule) => rule.id)).toEqual([
@@ -302,7 +302,7 @@ describe('decide: bad input is an error', () => {
     );
   });
 
-  it('rejects a history that contradicts itself before deciding anything (safety.md 1, 10)', () => {
+  it('rejects a history that contradicts itself before deciding anything (SAFETY.md rules 1 and 10)', () => {
     const forged = { ...freshHistory(), proofOfOff: provenHistory().proofOfOff };
     expect(() => decide(observe({ at: 60, power: stopped(60) }), aRequest(), forged)).toThrow(
       /inconsistent run history: proofOfOff was not observed after decidedToFenceAt/,

@@ -1,5 +1,5 @@
 /**
- * The dry-run plan of a node holding RBD images, step by step (safety.md rule 8): which entries the
+ * The dry-run plan of a node holding RBD images, step by step (SAFETY.md rule 8): which entries the
  * blocklist will hold (or the node's addresses when the list could not be read), what it then waits for,
  * and a provider that did not answer the power state.
  */

@@ -1,5 +1,5 @@
 /**
- * The dry-run report's plan (safety.md rule 8): the steps a real run would take from the observed state,
+ * The dry-run report's plan (SAFETY.md rule 8): the steps a real run would take from the observed state,
  * in order, so an operator can hold the real run to it.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-/** The dry-run report of a node with RBD images says the storage fence comes first (safety.md 8). */
+/** The dry-run report of a node with RBD images says the storage fence comes first (SAFETY.md rule 8). */
 import { describe, expect, it } from 'vitest';
 import { decide } from '../../../lib/domain/index.js';
 import type { ObservedStorage } from '../../../lib/domain/observation.js';

@@ -1,5 +1,5 @@
 /**
- * The storage proof in the run's history (safety.md rules 1 and 10): taken only from a blocklist
+ * The storage proof in the run's history (SAFETY.md rules 1 and 10): taken only from a blocklist
  * observed after the decision, refused in a history that contradicts itself, and the storage fence's
  * request time recorded only for a real request.
  */

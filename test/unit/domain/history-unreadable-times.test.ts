@@ -1,5 +1,5 @@
 /**
- * The run's history refuses a time it cannot read, never guesses it (safety.md rule 10), and the error
+ * The run's history refuses a time it cannot read, never guesses it (SAFETY.md rule 10), and the error
  * names the field, so the operator can tell which record or observation carries it: the history's own
  * times when it is checked, the observation's times when a proof or a commitment is taken from it.
  */

@@ -168,7 +168,7 @@ describe('record', () => {
     expect(proofFrom(committedHistory(), observe({ at: 20, power: { state } }))).not.toBeNull();
   });
 
-  it('takes only an off observation made strictly after the decision (safety.md 1)', () => {
+  it('takes only an off observation made strictly after the decision (SAFETY.md rule 1)', () => {
     // committedHistory decided at t(10): an observation made at that very instant predates nothing.
     expect(proofFrom(committedHistory(), observe({ at: 10, power: stopped(10) }))).toBeNull();
     expect(proofFrom(committedHistory(), observe({ at: 11, power: stopped(11) }))).toMatchObject({
@@ -176,7 +176,7 @@ describe('record', () => {
     });
   });
 
-  it('takes no proof about another machine than the run committed to (safety.md 1, 3)', () => {
+  it('takes no proof about another machine than the run committed to (SAFETY.md rules 1 and 3)', () => {
     const other = 'i-0ffffffffffffffff';
     // The provider answered about another instance than the node names...
     expect(
@@ -222,7 +222,7 @@ describe('record', () => {
   });
 });
 
-describe('assertHistory (safety.md 1, 10)', () => {
+describe('assertHistory (SAFETY.md rules 1 and 10)', () => {
   it('accepts the histories a run produces', () => {
     for (const history of [freshHistory(), committedHistory(), provenHistory()]) {
       expect(() => assertHistory(history)).not.toThrow();

@@ -1,5 +1,5 @@
 /**
- * compareIdentity on its own (safety.md rule 3): which of the node's signals corroborate the machine,
+ * compareIdentity on its own (SAFETY.md rule 3): which of the node's signals corroborate the machine,
  * which contradict it, and the sentence each leaves in the evidence.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The isolation plan of a node without network images (safety.md rule 1), every address of the machine
+ * The isolation plan of a node without network images (SAFETY.md rule 1), every address of the machine
  * in an identity contradiction (rule 3), and every broken limit in one error (rule 10).
  */
 import fc from 'fast-check';

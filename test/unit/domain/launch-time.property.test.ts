@@ -78,7 +78,7 @@ describe('a launch time known to the minute', () => {
   });
 });
 
-describe('instance-not-started-again with a start time read to the minute (SAFETY.md 2)', () => {
+describe('instance-not-started-again with a start time read to the minute (SAFETY.md rule 2)', () => {
   it('refuses whenever the machine was truly started after the decision', () => {
     fc.assert(
       fc.property(fc.integer({ min: DECIDED_AT + 1, max: DECIDED_AT + 3 * MINUTE }), (start) => {
@@ -110,7 +110,7 @@ describe('instance-not-started-again with a start time read to the minute (SAFET
   });
 });
 
-describe('power-cycled with a start time read to the minute (SAFETY.md 6)', () => {
+describe('power-cycled with a start time read to the minute (SAFETY.md rule 6)', () => {
   const running = (launchTime: string, launchTimePrecision?: PowerEvidence['launchTimePrecision']) => ({
     node: { ...taintedNode(), ready: 'True' as const },
     power: { state: 'running' as const, observedAt: t(600), ...power(launchTime, launchTimePrecision) },

@@ -1,6 +1,6 @@
 /**
  * Which CSI drivers attach network images (Ceph RBD): their VolumeAttachments need the storage fence
- * (safety.md rule 1), every other driver's need the machine off.
+ * (SAFETY.md rule 1), every other driver's need the machine off.
  */
 import { describe, expect, it } from 'vitest';
 import { isNetworkImageDriver } from '../../../lib/domain/blocklist.js';

@@ -1,5 +1,5 @@
 /**
- * Taint ownership (safety.md rules 6 and 7): a taint is the fencer's only when all four fields equal the
+ * Taint ownership (SAFETY.md rules 6 and 7): a taint is the fencer's only when all four fields equal the
  * ones its fence record names; every other out-of-service taint is someone else's, and no other key counts.
  */
 import { describe, expect, it } from 'vitest';

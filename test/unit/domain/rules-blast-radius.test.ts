@@ -10,7 +10,7 @@ const unhealthy = (count: number, totalNodes = 20) => ({
   },
 });
 
-describe('unhealthy-within-limits (safety.md 4)', () => {
+describe('unhealthy-within-limits (SAFETY.md rule 4)', () => {
   it('is compliant when as many nodes are unhealthy as the absolute limit allows', () => {
     expect(checkFence(unhealthyWithinLimits, unhealthy(3))).toEqual(Compliant);
   });
@@ -102,7 +102,7 @@ describe('unhealthy-within-limits (safety.md 4)', () => {
   });
 });
 
-describe('in-flight-within-limits (safety.md 4)', () => {
+describe('in-flight-within-limits (SAFETY.md rule 4)', () => {
   it('is compliant when no other fencing is in flight', () => {
     expect(checkFence(inFlightWithinLimits, {})).toEqual(Compliant);
   });

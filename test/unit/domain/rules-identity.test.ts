@@ -16,7 +16,7 @@ import {
   NODE_DNS,
 } from './support/fixtures.js';
 
-describe('instance-unique (safety.md 2 and 3)', () => {
+describe('instance-unique (SAFETY.md rules 2 and 3)', () => {
   it('is compliant when no other Node names the machine', () => {
     expect(checkFence(instanceUnique, {})).toEqual(Compliant);
   });
@@ -44,7 +44,7 @@ describe('instance-unique (safety.md 2 and 3)', () => {
   });
 });
 
-describe('identity-consistent (safety.md 3)', () => {
+describe('identity-consistent (SAFETY.md rule 3)', () => {
   it('is compliant when every signal names the machine', () => {
     expect(checkFence(identityConsistent, {})).toEqual(Compliant);
   });
@@ -80,7 +80,7 @@ describe('identity-consistent (safety.md 3)', () => {
   });
 });
 
-describe('identity-corroborated (safety.md 3)', () => {
+describe('identity-corroborated (SAFETY.md rule 3)', () => {
   it.each([
     [
       'an InternalIP',

@@ -19,7 +19,7 @@ import {
   observe,
 } from './support/fixtures.js';
 
-describe('node-exists (safety.md 10)', () => {
+describe('node-exists (SAFETY.md rule 10)', () => {
   it('is compliant when the node exists', () => {
     expect(checkFence(nodeExists, {})).toEqual(Compliant);
   });
@@ -39,7 +39,7 @@ describe('node-exists (safety.md 10)', () => {
   });
 });
 
-describe('provider-id-present (safety.md 10)', () => {
+describe('provider-id-present (SAFETY.md rule 10)', () => {
   it('is compliant when the node has a providerID', () => {
     expect(checkFence(providerIdPresent, {})).toEqual(Compliant);
   });
@@ -81,7 +81,7 @@ describe('provider-id-present, each signal alone', () => {
   });
 });
 
-describe('provider-id-parses (safety.md 10)', () => {
+describe('provider-id-parses (SAFETY.md rule 10)', () => {
   it('is compliant when the providerID resolved to an instance', () => {
     expect(checkFence(providerIdParses, {})).toEqual(Compliant);
   });
@@ -114,7 +114,7 @@ describe('provider-id-parses (safety.md 10)', () => {
   });
 });
 
-describe('same-target (safety.md 3, 7)', () => {
+describe('same-target (SAFETY.md rules 3 and 7)', () => {
   it('does not apply before the run committed to a target', () => {
     expect(checkFence(sameTarget, {})).toEqual(NotApplicable);
   });
@@ -172,7 +172,7 @@ describe('same-target (safety.md 3, 7)', () => {
   });
 });
 
-describe('evidence-names-instance (safety.md 3)', () => {
+describe('evidence-names-instance (SAFETY.md rule 3)', () => {
   it('is compliant when the power evidence is about the node’s instance', () => {
     expect(checkFence(evidenceNamesInstance, {})).toEqual(Compliant);
   });
@@ -187,7 +187,7 @@ describe('evidence-names-instance (safety.md 3)', () => {
   });
 });
 
-describe('fence context (safety.md 10: input that contradicts itself is refused)', () => {
+describe('fence context (SAFETY.md rule 10: input that contradicts itself is refused)', () => {
   it('rejects an observation of another node than the request names', () => {
     const request = aRequest({ node: 'worker-2' });
     expect(() => fenceContext(observe(), request, freshHistory())).toThrow(
@@ -210,7 +210,7 @@ describe('fence context (safety.md 10: input that contradicts itself is refused)
   });
 });
 
-describe('unfence context (safety.md 10)', () => {
+describe('unfence context (SAFETY.md rule 10)', () => {
   it.each([Number.NaN, -1, Number.POSITIVE_INFINITY])('rejects waitSeconds %s', (waitSeconds) => {
     expect(() => unfenceContext(observe(), anUnfenceRequest({ waitSeconds }), freshHistory())).toThrow(
       new ValidationError('waitSeconds must be a finite number >= 0'),

@@ -4,7 +4,7 @@ import { heartbeatStale, leaseStale, nodeNotReady, seenAlive } from '../../../li
 import { instanceNotStartedAgain } from '../../../lib/domain/rules/started-again.js';
 import { aRequest, checkFence, committedHistory, provenHistory, stopped, t } from './support/fixtures.js';
 
-describe('node-not-ready (safety.md 2)', () => {
+describe('node-not-ready (SAFETY.md rule 2)', () => {
   it.each(['Unknown', 'False'] as const)('is compliant when the node is Ready=%s', (ready) => {
     expect(checkFence(nodeNotReady, { node: { ready } })).toEqual(Compliant);
   });
@@ -25,7 +25,7 @@ describe('node-not-ready (safety.md 2)', () => {
   });
 });
 
-describe('lease-stale (safety.md 2)', () => {
+describe('lease-stale (SAFETY.md rule 2)', () => {
   it('is compliant when the Lease is older than the grace period', () => {
     expect(checkFence(leaseStale, { at: 100, node: { leaseRenewTime: t(59) } })).toEqual(Compliant);
   });
@@ -69,7 +69,7 @@ describe('lease-stale (safety.md 2)', () => {
   });
 });
 
-describe('heartbeat-stale (safety.md 2)', () => {
+describe('heartbeat-stale (SAFETY.md rule 2)', () => {
   it('is compliant when the status heartbeat is older than the grace period', () => {
     expect(checkFence(heartbeatStale, { at: 100, node: { lastHeartbeat: t(10) } })).toEqual(Compliant);
   });
@@ -82,7 +82,7 @@ describe('heartbeat-stale (safety.md 2)', () => {
   });
 });
 
-describe('instance-not-started-again (safety.md 2)', () => {
+describe('instance-not-started-again (SAFETY.md rule 2)', () => {
   it('does not apply before the decision to fence', () => {
     expect(checkFence(instanceNotStartedAgain, { power: { launchTime: t(5) } })).toEqual(NotApplicable);
   });
@@ -125,14 +125,14 @@ describe('instance-not-started-again (safety.md 2)', () => {
   });
 });
 
-describe('heartbeat-stale aged at read time (safety.md 2)', () => {
+describe('heartbeat-stale aged at read time (SAFETY.md rule 2)', () => {
   it('refuses a heartbeat that was fresh when read, however long the step took after', () => {
     const spec = { at: 100, node: { readAt: t(65), lastHeartbeat: t(30), leaseRenewTime: null } };
     expect(checkFence(heartbeatStale, spec)).toMatchObject({ reason: 'HeartbeatFresh' });
   });
 });
 
-describe('seen-alive (safety.md 2: absence of evidence is not silence)', () => {
+describe('seen-alive (SAFETY.md rule 2: absence of evidence is not silence)', () => {
   it('is compliant for a node whose kubelet renewed a Lease or posted a heartbeat, however long ago', () => {
     expect(checkFence(seenAlive, {})).toEqual(Compliant);
     expect(checkFence(seenAlive, { node: { leaseRenewTime: null } })).toEqual(Compliant);
@@ -160,7 +160,7 @@ describe('seen-alive (safety.md 2: absence of evidence is not silence)', () => {
   });
 });
 
-describe('liveness at the grace boundary (safety.md 2)', () => {
+describe('liveness at the grace boundary (SAFETY.md rule 2)', () => {
   // Default grace 40 s; the node is read at t(0).
   it('takes a Lease renewed exactly the grace period before the read as silent, and one a second later as alive', () => {
     expect(checkFence(leaseStale, { node: { leaseRenewTime: t(-40), lastHeartbeat: null } })).toEqual(

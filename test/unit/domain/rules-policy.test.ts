@@ -8,7 +8,7 @@ import {
 } from '../../../lib/domain/rules/policy.js';
 import { aRequest, checkFence, committedHistory, fault } from './support/fixtures.js';
 
-describe('not-opted-out (safety.md 4)', () => {
+describe('not-opted-out (SAFETY.md rule 4)', () => {
   it('is compliant when the node has not opted out', () => {
     expect(checkFence(notOptedOut, {})).toEqual(Compliant);
   });
@@ -21,7 +21,7 @@ describe('not-opted-out (safety.md 4)', () => {
   });
 });
 
-describe('control-plane-allowed (safety.md 4)', () => {
+describe('control-plane-allowed (SAFETY.md rule 4)', () => {
   it('does not apply to a worker node', () => {
     expect(checkFence(controlPlaneAllowed, {})).toEqual(NotApplicable);
   });
@@ -39,7 +39,7 @@ describe('control-plane-allowed (safety.md 4)', () => {
   });
 });
 
-describe('instance-owned (safety.md 3)', () => {
+describe('instance-owned (SAFETY.md rule 3)', () => {
   it('is compliant when the instance carries the cluster tag', () => {
     expect(checkFence(instanceOwned, {})).toEqual(Compliant);
   });

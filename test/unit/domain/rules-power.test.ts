@@ -18,7 +18,7 @@ import {
   t,
 } from './support/fixtures.js';
 
-describe('instance-stoppable (pain.md 9)', () => {
+describe('instance-stoppable', () => {
   it('is compliant for an on-demand instance', () => {
     expect(checkFence(instanceStoppable, { power: { lifecycle: 'on-demand' } })).toEqual(Compliant);
   });
@@ -44,7 +44,7 @@ describe('instance-stoppable (pain.md 9)', () => {
   });
 });
 
-describe('power-observed (safety.md 1)', () => {
+describe('power-observed (SAFETY.md rule 1)', () => {
   it('is compliant when the provider answered with a known state', () => {
     expect(checkFence(powerObserved, {})).toEqual(Compliant);
   });
@@ -74,7 +74,7 @@ describe('power-observed (safety.md 1)', () => {
   });
 });
 
-describe('dry-run-report (safety.md 8)', () => {
+describe('dry-run-report (SAFETY.md rule 8)', () => {
   it('does not apply to a real run', () => {
     expect(checkFence(dryRunReport, {})).toEqual(NotApplicable);
   });
@@ -114,7 +114,7 @@ describe('commit', () => {
   });
 });
 
-describe('confirm-off (safety.md 1)', () => {
+describe('confirm-off (SAFETY.md rule 1)', () => {
   it('does not apply once proof is held', () => {
     expect(checkFence(confirmOff, { at: 60, power: stopped(60) }, aRequest(), provenHistory())).toEqual(
       NotApplicable,
@@ -168,7 +168,7 @@ describe('confirm-off (safety.md 1)', () => {
   });
 });
 
-describe('power-observed under throttling (safety.md 9)', () => {
+describe('power-observed under throttling (SAFETY.md rule 9)', () => {
   const throttled = { ...fault('Rate exceeded'), throttled: true };
 
   it('waits with its own reason while the provider throttles', () => {

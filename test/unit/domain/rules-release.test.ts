@@ -33,7 +33,7 @@ import {
 const v125 = { serverVersion: { major: 1, minor: 25 } };
 const drainedWorld = { pods: [], volumeAttachments: [], disks: [ROOT_DISK] };
 
-describe('still-off (safety.md 1, 2)', () => {
+describe('still-off (SAFETY.md rules 1 and 2)', () => {
   it('does not apply without proof of off', () => {
     expect(checkFence(stillOff, { at: 20 }, aRequest(), committedHistory())).toEqual(NotApplicable);
   });
@@ -54,7 +54,7 @@ describe('still-off (safety.md 1, 2)', () => {
   });
 });
 
-describe('add-taint (safety.md 1, 6)', () => {
+describe('add-taint (SAFETY.md rules 1 and 6)', () => {
   it('does not apply without proof of off', () => {
     expect(
       checkFence(addTaint, { at: 20, power: { state: 'stopping' } }, aRequest(), committedHistory()),
@@ -133,7 +133,7 @@ describe('add-taint (safety.md 1, 6)', () => {
   });
 });
 
-describe('clear-stale-record (safety.md 6)', () => {
+describe('clear-stale-record (SAFETY.md rule 6)', () => {
   const stale = { outOfServiceTaints: [], fenceRecord: { ...OUR_RECORD, runId: 'run-0' } };
 
   it('clears a record whose taint is gone, conditional on the node as read', () => {
@@ -170,7 +170,7 @@ describe('clear-stale-record (safety.md 6)', () => {
   });
 });
 
-describe('tolerating-pods (safety.md 9)', () => {
+describe('tolerating-pods (SAFETY.md rule 9)', () => {
   const keeper = aPod('keeper-0', { toleratesOutOfService: true });
   const spec = { at: 60, power: stopped(60), node: taintedNode(), pods: [keeper] };
 
@@ -250,7 +250,7 @@ describe('accelerate-force-delete', () => {
   });
 });
 
-describe('legacy-delete-volume-attachments (safety.md 5)', () => {
+describe('legacy-delete-volume-attachments (SAFETY.md rule 5)', () => {
   const spec = { at: 60, power: stopped(60), node: taintedNode(), pods: [], cluster: v125 };
 
   it('deletes the VolumeAttachments on the legacy path of a 1.25 server once the pods are gone', () => {

@@ -1,5 +1,5 @@
 /**
- * The storage fence reaches only the node (SAFETY.md 2, 3 and 10): a malformed storage-addresses
+ * The storage fence reaches only the node (SAFETY.md rules 2, 3 and 10): a malformed storage-addresses
  * annotation, an entry covering another Node's address, or one covering a storage daemon's address is a
  * refusal naming the other party, decided before any action (the whole table, from a fresh run).
  */
@@ -31,7 +31,7 @@ const withStorage = (overrides: Partial<ObservedStorage>): Spec => ({
   volumeAttachments: [IMAGE],
 });
 
-describe('declared-addresses-valid (SAFETY.md 10)', () => {
+describe('declared-addresses-valid (SAFETY.md rule 10)', () => {
   it('refuses a node whose storage-addresses annotation is malformed, with the parser’s words', () => {
     expect(checkFence(declaredAddressesValid, withStorage({ declaredError: MALFORMED }))).toMatchObject({
       phase: 'Refused',
@@ -44,7 +44,7 @@ describe('declared-addresses-valid (SAFETY.md 10)', () => {
   });
 });
 
-describe('away-from-storage-daemons (SAFETY.md 2 and 3)', () => {
+describe('away-from-storage-daemons (SAFETY.md rules 2 and 3)', () => {
   it('refuses an entry that covers a storage daemon’s address, naming the entry, the daemon and its address', () => {
     expect(checkFence(awayFromStorageDaemons, withStorage({ conflicts: [OTHER, DAEMON] }))).toMatchObject({
       phase: 'Refused',
@@ -55,7 +55,7 @@ describe('away-from-storage-daemons (SAFETY.md 2 and 3)', () => {
   });
 });
 
-describe('addresses-unique with range overlap (SAFETY.md 2 and 3)', () => {
+describe('addresses-unique with range overlap (SAFETY.md rules 2 and 3)', () => {
   it('names the entry, the other node and the address it covers', () => {
     const spec = withStorage({ conflicts: [OTHER, DAEMON], otherNodesSharingAddresses: ['worker-2'] });
     expect(checkFence(addressesUnique, spec)).toMatchObject({

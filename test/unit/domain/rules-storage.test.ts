@@ -1,5 +1,5 @@
 /**
- * The storage fence rules (safety.md rule 1 for network images): a storage answer is read, the blocklist
+ * The storage fence rules (SAFETY.md rule 1 for network images): a storage answer is read, the blocklist
  * is asked for and confirmed after the decision, re-checked before every release, and without a storage
  * fencer the old watches are waited out. Each case names what the operator reads.
  */
@@ -44,7 +44,7 @@ const storageProvenHistory = (): RunHistory => ({
 
 const SECOND = { kind: 'range', entry: '10.0.9.9/32', source: 'configured range 10.0.9.9/32' } as const;
 
-describe('addresses-unique (safety.md 2 and 3)', () => {
+describe('addresses-unique (SAFETY.md rules 2 and 3)', () => {
   it('refuses addresses another Node reports, naming every such node', () => {
     const storage = {
       ...aStorage(aBlocklist(0, false)),
@@ -67,7 +67,7 @@ describe('addresses-unique (safety.md 2 and 3)', () => {
   });
 });
 
-describe('storage-observed (safety.md 1)', () => {
+describe('storage-observed (SAFETY.md rule 1)', () => {
   const failure = (code?: string) => ({ name: 'CephError', message: 'no answer', ...(code ? { code } : {}) });
 
   it('does not apply to a node whose release needs no storage fence', () => {
@@ -171,7 +171,7 @@ describe('commit with a storage fence', () => {
   });
 });
 
-describe('confirm-storage (safety.md 1)', () => {
+describe('confirm-storage (SAFETY.md rule 1)', () => {
   it('a blocklist confirmed before the decision is not proof yet', () => {
     expect(
       checkFence(confirmStorage, imageNode(20, aBlocklist(5, true)), aRequest(), storageCommittedHistory()),
@@ -253,7 +253,7 @@ describe('the storage proof comes from the first observation after the decision'
   });
 });
 
-describe('still-isolated (safety.md 1)', () => {
+describe('still-isolated (SAFETY.md rule 1)', () => {
   it('does not apply while the blocklist holds', () => {
     expect(
       checkFence(stillIsolated, imageNode(30, aBlocklist(30, true)), aRequest(), storageProvenHistory()),
@@ -312,7 +312,7 @@ describe('still-isolated (safety.md 1)', () => {
   });
 });
 
-describe('watches-gone (safety.md 1, no storage fencer)', () => {
+describe('watches-gone (SAFETY.md rule 1, no storage fencer)', () => {
   const watchHistory = (): RunHistory => ({
     ...provenHistory(),
     isolation: { machine: true, storage: false, watch: true },

@@ -1,5 +1,5 @@
 /**
- * A time that is not ISO 8601 is refused, never guessed (safety.md rule 10), and the error names the
+ * A time that is not ISO 8601 is refused, never guessed (SAFETY.md rule 10), and the error names the
  * field, so the operator can tell which record or observation carries it.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * safety.md as properties: generated runs of decide(), history threaded step to step, against a world
+ * SAFETY.md as properties: generated runs of decide(), history threaded step to step, against a world
  * with generated faults and attacks, checked by an independent oracle after every step; and, in calm
  * worlds, each attack ends in its own refusal (the contract is not met by doing nothing).
  */

@@ -1,5 +1,5 @@
 /**
- * The storage fence's scope (SAFETY.md 2 and 3), as properties: ranges are compared by overlap (never
+ * The storage fence's scope (SAFETY.md rules 2 and 3), as properties: ranges are compared by overlap (never
  * as strings), IPv4 and IPv6; an entry that covers another party's address is always named; an entry
  * that does not is never named; the storage-addresses annotation is accepted exactly within its bounds.
  */

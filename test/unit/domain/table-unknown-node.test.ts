@@ -1,5 +1,5 @@
 /**
- * Every rule of both tables on its own, for an observation without a node (safety.md rule 10): each
+ * Every rule of both tables on its own, for an observation without a node (SAFETY.md rule 10): each
  * either stays out of it or refuses; none throws or acts. The tables put node-exists first, but a rule
  * must not rely on its place to be safe (table-ablation.test.ts removes rules one by one).
  */

@@ -1,5 +1,5 @@
 /**
- * Un-fencing a node fenced at the storage layer (safety.md 6): the fencer lifts exactly its own blocklist
+ * Un-fencing a node fenced at the storage layer (SAFETY.md rule 6): the fencer lifts exactly its own blocklist
  * entries, only after a reboot (a changed bootID where there is no machine to ask) and Ready, and before
  * it removes its taint.
  */
@@ -70,7 +70,7 @@ const withNode = (spec: Spec, node: Partial<NonNullable<Spec['node']>>): Spec =>
   node: { ...spec.node, ...node },
 });
 
-describe('power-cycled for a node with no machine (safety.md 6)', () => {
+describe('power-cycled for a node with no machine (SAFETY.md rule 6)', () => {
   it('takes a changed bootID as the reboot', () => {
     expect(checkUnfence(powerCycled, bareMetal())).toEqual({ kind: 'compliant' });
   });
@@ -94,7 +94,7 @@ describe('power-cycled for a node with no machine (safety.md 6)', () => {
   });
 });
 
-describe('lift-blocklist (safety.md 6)', () => {
+describe('lift-blocklist (SAFETY.md rule 6)', () => {
   it("lifts exactly the entries the fence recorded as its own: not the operator's, not librbd's", () => {
     expect(checkUnfence(liftBlocklist, bareMetal())).toMatchObject({
       phase: 'Unfence',

@@ -1,5 +1,5 @@
 /**
- * safety.md rule 6 as a property: over generated sequences of observations (Ready flapping, power states,
+ * SAFETY.md rule 6 as a property: over generated sequences of observations (Ready flapping, power states,
  * launch times, taints of every owner, stale records, API errors), decideUnfence() removes a taint only
  * when it is exactly the one the fencer recorded, the node is Ready, and the instance runs from a boot
  * later than the fence. The taints and annotations go through the app's own mapping, so ownership is

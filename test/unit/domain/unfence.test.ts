@@ -34,7 +34,7 @@ const back = {
   power: { state: 'running', launchTime: t(500) },
 } as const;
 
-describe('stale-record-cleared (safety.md 6)', () => {
+describe('stale-record-cleared (SAFETY.md rule 6)', () => {
   const stale = { ready: 'True', outOfServiceTaints: [], fenceRecord: OUR_RECORD } as const;
 
   it('does not apply while the recorded taint is on', () => {
@@ -63,7 +63,7 @@ describe('stale-record-cleared (safety.md 6)', () => {
   });
 });
 
-describe('taint-owned (safety.md 6 and 7)', () => {
+describe('taint-owned (SAFETY.md rules 6 and 7)', () => {
   it('does not apply while the fencer’s exact taint is on', () => {
     expect(checkUnfence(taintOwned, back)).toEqual(NotApplicable);
   });
@@ -87,7 +87,7 @@ describe('taint-owned (safety.md 6 and 7)', () => {
   });
 });
 
-describe('unfence-instance-resolved (safety.md 10)', () => {
+describe('unfence-instance-resolved (SAFETY.md rule 10)', () => {
   it('is compliant when the providerID resolves', () => {
     expect(checkUnfence(unfenceInstanceResolved, back)).toEqual(Compliant);
   });
@@ -100,7 +100,7 @@ describe('unfence-instance-resolved (safety.md 10)', () => {
   });
 });
 
-describe('node-ready-again (safety.md 6)', () => {
+describe('node-ready-again (SAFETY.md rule 6)', () => {
   it('does not apply once the node is Ready', () => {
     expect(checkUnfence(nodeReadyAgain, back)).toEqual(NotApplicable);
   });
@@ -122,7 +122,7 @@ describe('node-ready-again (safety.md 6)', () => {
   });
 });
 
-describe('unfence-instance-owned (safety.md 3)', () => {
+describe('unfence-instance-owned (SAFETY.md rule 3)', () => {
   it('is compliant for the cluster’s instance', () => {
     expect(checkUnfence(unfenceInstanceOwned, back)).toEqual(Compliant);
   });
@@ -141,7 +141,7 @@ describe('unfence-instance-owned (safety.md 3)', () => {
   });
 });
 
-describe('power-cycled (safety.md 6)', () => {
+describe('power-cycled (SAFETY.md rule 6)', () => {
   it('is compliant when the instance runs from a boot later than the fence', () => {
     expect(checkUnfence(powerCycled, back)).toEqual(Compliant);
   });
@@ -190,7 +190,7 @@ describe('power-cycled (safety.md 6)', () => {
   });
 });
 
-describe('unfence-dry-run (safety.md 8)', () => {
+describe('unfence-dry-run (SAFETY.md rule 8)', () => {
   it('does not apply to a real run', () => {
     expect(checkUnfence(unfenceDryRun, back)).toEqual(NotApplicable);
   });
@@ -203,7 +203,7 @@ describe('unfence-dry-run (safety.md 8)', () => {
   });
 });
 
-describe('remove-taint (safety.md 6)', () => {
+describe('remove-taint (SAFETY.md rule 6)', () => {
   it('removes exactly the fencer’s taint, conditionally on the observed resourceVersion', () => {
     expect(checkUnfence(removeTaint, back)).toMatchObject({
       phase: 'Unfence',
@@ -294,7 +294,7 @@ describe('un-fence refusals no other test reaches', () => {
     expect(checkUnfence(unfenceNodeExists, back)).toEqual(Compliant);
   });
 
-  it('refuses power evidence about another machine than the node names (safety.md 3)', () => {
+  it('refuses power evidence about another machine than the node names (SAFETY.md rule 3)', () => {
     const verdict = checkUnfence(unfenceInstanceOwned, { ...back, power: { instanceId: 'i-0other' } });
     expect(verdict).toMatchObject({
       phase: 'Refused',

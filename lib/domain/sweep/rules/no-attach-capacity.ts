@@ -1,5 +1,5 @@
 /**
- * NO_ATTACH_CAPACITY (pain.md S13, AC-06): every node a Pending pod's volume could attach to (Ready,
+ * NO_ATTACH_CAPACITY: every node a Pending pod's volume could attach to (Ready,
  * schedulable, in the volume's zone, running its CSI driver) already holds as many attachments of that
  * driver as its CSINode allows (`allocatable.count`): the scheduler reports "exceed max volume count".
  */
@@ -35,7 +35,7 @@ const eligible = (pv: SweepPersistentVolume, node: SweepNode): boolean => {
 
 export const noAttachCapacity: SweepRule<SweepPod> = {
   class: SweepClass.NoAttachCapacity,
-  contract: 'issue 5; pain.md S13, AC-06: CSINode allocatable.count against attached VolumeAttachments',
+  contract: 'CSINode allocatable.count against attached VolumeAttachments',
   subjects: (index) => index.snapshot.pendingPods,
   check(pod, index) {
     // A scheduled pod found its node; an attach failure there is TARGET_ATTACH_STUCK.

@@ -1,5 +1,5 @@
 /**
- * NO_HEALTHY_NODE_IN_PV_ZONE (pain.md S21, AC-11; the article's last trap): a zonal PV can only be
+ * NO_HEALTHY_NODE_IN_PV_ZONE: a zonal PV can only be
  * attached in its zone. When that zone has no Ready, schedulable node, its Pending pod waits forever;
  * fencing cannot help, only capacity in the zone or application-level replication.
  */
@@ -44,7 +44,7 @@ const podRef = (pod: SweepPod) => ({
 
 export const noHealthyNodeInPvZone: SweepRule<PvWithPendingPods> = {
   class: SweepClass.NoHealthyNodeInPvZone,
-  contract: 'issue 5; pain.md S21, AC-11; seed article: a zonal disk cannot leave its zone',
+  contract: 'a zonal disk cannot leave its zone',
   subjects: pendingVolumes,
   check({ pv, pods }, index) {
     // Local PVs wait for their one node by design; PVs without zones can go anywhere.

@@ -1,5 +1,5 @@
 /**
- * SC_IMMEDIATE_BINDING (pain.md S22, AC-11; the article's topology trap): a zonal provisioner with
+ * SC_IMMEDIATE_BINDING: a zonal provisioner with
  * `Immediate` binding creates the volume before the pod is scheduled, possibly in a zone where the pod
  * can never run ("volume node affinity conflict"). `WaitForFirstConsumer` (or allowedTopologies) avoids it.
  */
@@ -11,7 +11,7 @@ import { isZonalProvisioner } from './zonal.js';
 
 export const scImmediateBinding: SweepRule<SweepStorageClass> = {
   class: SweepClass.ScImmediateBinding,
-  contract: 'issue 5; pain.md S22, AC-11; seed article: zonal StorageClasses need WaitForFirstConsumer',
+  contract: 'zonal StorageClasses need WaitForFirstConsumer',
   subjects: (index) => index.snapshot.storageClasses,
   check(sc) {
     if (!isZonalProvisioner(sc.provisioner)) return NotApplicable;

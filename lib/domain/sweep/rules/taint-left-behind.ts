@@ -1,7 +1,7 @@
 /**
- * TAINT_LEFT_BEHIND (pain.md S20/AC-10): a node is Ready again but still carries the out-of-service
+ * TAINT_LEFT_BEHIND: a node is Ready again but still carries the out-of-service
  * taint, with nothing left to drain: every pod that lacks the toleration is evicted from it. The
- * fencer removes only its own taint, only after a power cycle (safety.md rule 6): `fencer unfence`.
+ * fencer removes only its own taint, only after a power cycle (SAFETY.md rule 6): `fencer unfence`.
  */
 import { FENCER_ANNOTATION, OUT_OF_SERVICE_TAINT } from '../../node-marks.js';
 import { SweepClass } from '../classes.js';
@@ -13,7 +13,7 @@ import { nodeObject } from './describe.js';
 
 export const taintLeftBehind: SweepRule<SweepNode> = {
   class: SweepClass.TaintLeftBehind,
-  contract: 'issue 5; pain.md S20, AC-10; safety.md 6: only our taint, only after a power cycle',
+  contract: 'SAFETY.md rule 6: only our taint, only after a power cycle',
   subjects: (index) => index.snapshot.nodes,
   check(node, index) {
     if (!hasOutOfServiceTaint(node)) return NotApplicable;

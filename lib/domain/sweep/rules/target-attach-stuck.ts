@@ -1,5 +1,5 @@
 /**
- * TARGET_ATTACH_STUCK (pain.md S12/S13/AC-06): a VolumeAttachment (usually a replacement's, on a new node)
+ * TARGET_ATTACH_STUCK: a VolumeAttachment (usually a replacement's, on a new node)
  * has failed to attach for longer than the threshold. Often the old attachment still holds the disk;
  * the finding names it, and the provider says where the disk really is.
  */
@@ -15,7 +15,7 @@ const holdersOf = (va: SweepVolumeAttachment, all: readonly SweepVolumeAttachmen
 
 export const targetAttachStuck: SweepRule<SweepVolumeAttachment> = {
   class: SweepClass.TargetAttachStuck,
-  contract: 'issue 5; pain.md S12/S13, AC-06: a downstream blocker, reported apart from fencing',
+  contract: 'a downstream blocker, reported apart from fencing',
   subjects: (index) => index.snapshot.volumeAttachments,
   check(va, index) {
     if (va.attached || !va.attachError || va.deletionTimestamp) return NotApplicable;

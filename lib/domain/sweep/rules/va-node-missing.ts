@@ -1,7 +1,7 @@
 /**
- * VA_NODE_MISSING (pain.md S05): the node was deleted (CCM, Karpenter, an operator) before its volume was
+ * VA_NODE_MISSING: the node was deleted (CCM, Karpenter, an operator) before its volume was
  * released. The out-of-service taint can no longer help (it needs the Node object), so this is the one
- * case where deleting the VolumeAttachment is allowed: only with provider proof (safety.md rule 5).
+ * case where deleting the VolumeAttachment is allowed: only with provider proof (SAFETY.md rule 5).
  */
 import { SweepClass } from '../classes.js';
 import { diskFact } from '../cross-check.js';
@@ -12,7 +12,7 @@ import { describePv, describeVa, diskProbe, nodeObject, pvObject, vaObject } fro
 
 export const vaNodeMissing: SweepRule<SweepVolumeAttachment> = {
   class: SweepClass.VaNodeMissing,
-  contract: 'issue 5; pain.md S05/AC-03; safety.md 5: delete only when the node is gone, with provider proof',
+  contract: 'SAFETY.md rule 5: delete only when the node is gone, with provider proof',
   subjects: (index) => index.snapshot.volumeAttachments,
   check(va, index) {
     // A VolumeAttachment already deleting is VA_STUCK_DELETING's business once it is old enough.

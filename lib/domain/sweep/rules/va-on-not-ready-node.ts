@@ -1,5 +1,5 @@
 /**
- * VA_ON_NOTREADY_NODE (pain.md 5.2 step 1, S01/S02): a node NotReady for longer than the threshold still
+ * VA_ON_NOTREADY_NODE: a node NotReady for longer than the threshold still
  * holds attached volumes and nobody is fencing it. The cure is fencing, never deleting the
  * VolumeAttachment: with --remediate the sweep starts the fence use case, within the limits.
  */
@@ -14,7 +14,7 @@ import { describeVa, diskProbe, nodeObject, vaObject } from './describe.js';
 
 export const vaOnNotReadyNode: SweepRule<SweepNode> = {
   class: SweepClass.VaOnNotReadyNode,
-  contract: 'issue 5; pain.md 5.2 step 1: fence nodes NotReady > T that hold volumes; safety.md 4 limits',
+  contract: 'fence nodes NotReady > T that hold volumes; SAFETY.md rule 4 limits',
   subjects: (index) => index.snapshot.nodes,
   check(node, index) {
     if (node.ready === 'True') return NotApplicable;

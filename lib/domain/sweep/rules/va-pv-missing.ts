@@ -1,7 +1,7 @@
 /**
- * VA_PV_MISSING (pain.md S14): the PersistentVolume was deleted but its VolumeAttachment stayed behind
+ * VA_PV_MISSING: the PersistentVolume was deleted but its VolumeAttachment stayed behind
  * (an A/D controller crash, a manual delete). Its node still exists, so the fencer never deletes it
- * (safety.md rule 5): it reports, with the machine's state, for an operator to confirm and clean up.
+ * (SAFETY.md rule 5): it reports, with the machine's state, for an operator to confirm and clean up.
  */
 import { SweepClass } from '../classes.js';
 import { Compliant, finding, NextActionKind, NotApplicable, type SweepRule } from '../finding.js';
@@ -11,7 +11,7 @@ import { describeVa, instanceHint, nodeObject, vaObject } from './describe.js';
 
 export const vaPvMissing: SweepRule<SweepVolumeAttachment> = {
   class: SweepClass.VaPvMissing,
-  contract: 'issue 5; pain.md S14; safety.md 5: the node exists, so report only',
+  contract: 'SAFETY.md rule 5: the node exists, so report only',
   subjects: (index) => index.snapshot.volumeAttachments,
   check(va, index) {
     // Inline volumes have no PV; a missing node is VA_NODE_MISSING; a deleting one is VA_STUCK_DELETING.

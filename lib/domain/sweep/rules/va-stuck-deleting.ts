@@ -1,5 +1,5 @@
 /**
- * VA_STUCK_DELETING (pain.md S15/S17/AC-07): a VolumeAttachment with a deletionTimestamp that its
+ * VA_STUCK_DELETING: a VolumeAttachment with a deletionTimestamp that its
  * attacher's finalizer has held for longer than the threshold, usually with a detachError. The
  * provider cross-check says whether the disk is really still attached, and to what.
  */
@@ -13,7 +13,7 @@ import { describePv, describeVa, diskProbe, instanceHint, nodeObject, vaObject }
 
 export const vaStuckDeleting: SweepRule<SweepVolumeAttachment> = {
   class: SweepClass.VaStuckDeleting,
-  contract: 'issue 5; pain.md S15, AC-07: report with detachError and the provider attachment state',
+  contract: 'report with detachError and the provider attachment state',
   subjects: (index) => index.snapshot.volumeAttachments,
   check(va, index) {
     if (!va.deletionTimestamp) return NotApplicable;

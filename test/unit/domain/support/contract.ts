@@ -1,5 +1,5 @@
 /**
- * safety.md as fast-check properties over a decide function: runs in a world that follows the fencer
+ * SAFETY.md as fast-check properties over a decide function: runs in a world that follows the fencer
  * (with faults and attacks), in a world that ignores it, and calm worlds where each attack must end in
  * its own refusal and an honest dead node must end Fenced. The safety test checks them against the real
  * table; the ablation test checks that leaving any rule out breaks at least one.

@@ -1,5 +1,5 @@
 /**
- * An independent checker of safety.md for fence runs. It is written from the contract, not from
+ * An independent checker of SAFETY.md for fence runs. It is written from the contract, not from
  * decide(): it imports only types from the code under test and keeps its own account of the run (when
  * it committed, whether an observation since then showed the machine off), its own idea of which
  * states are off, which phases end a run, which actions release volumes, who owns a taint and whether
@@ -135,7 +135,7 @@ const blocklistOf = (observation: Observation) =>
   observation.storage?.blocklist.ok ? observation.storage.blocklist.value : null;
 
 /**
- * Which proofs the contract asks of this node's volumes (safety.md rule 1, per volume). An image its
+ * Which proofs the contract asks of this node's volumes (SAFETY.md rule 1, per volume). An image its
  * kubelet last reported in use is held, attached or not: its client may still be connected. Both proofs
  * where both exist: a node whose machine a provider resolves needs it off even when storage-fenced.
  */

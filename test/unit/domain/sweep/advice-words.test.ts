@@ -1,6 +1,6 @@
 /**
  * The advice of each sweep finding in full, for the branches advice.test.ts checks by kind: the words
- * an operator reads before acting, the command offered, and that nothing outside safety.md rule 5 is
+ * an operator reads before acting, the command offered, and that nothing outside SAFETY.md rule 5 is
  * automatic. Also the cross-check's own summary of what it could not learn.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * What each sweep finding advises (`nextAction`): the safe next step for the case, and never an
- * automatic one outside safety.md rule 5. The advice is built from a draft, the provider cross-check and
+ * automatic one outside SAFETY.md rule 5. The advice is built from a draft, the provider cross-check and
  * the index, so each branch is checked here with the facts that select it.
  */
 import { describe, expect, it } from 'vitest';

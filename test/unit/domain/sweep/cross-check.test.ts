@@ -1,6 +1,6 @@
 /**
  * The provider's side of a sweep finding: which machine is proven off, and the evidence lines an operator
- * reads before a VolumeAttachment is touched (safety.md rule 5).
+ * reads before a VolumeAttachment is touched (SAFETY.md rule 5).
  */
 import { describe, expect, it } from 'vitest';
 import { liveAttachments } from '../../../../lib/domain/disk.js';

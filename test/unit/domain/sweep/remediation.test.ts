@@ -13,7 +13,7 @@ const index = world({ volumeAttachments: [zombie] });
 const verdict = vaNodeMissing.check(zombie, index);
 const draft = verdict.kind === 'finding' ? verdict.draft : (undefined as never);
 
-describe('judgeVolumeAttachmentDeletion (safety.md rule 5)', () => {
+describe('judgeVolumeAttachmentDeletion (SAFETY.md rule 5)', () => {
   it('allows deletion when the disk is attached nowhere', () => {
     expect(
       judgeVolumeAttachmentDeletion(
@@ -251,7 +251,7 @@ describe('judgeVolumeAttachmentDeletion says why, in words', () => {
   });
 });
 
-describe('fencingBudget (safety.md rule 4)', () => {
+describe('fencingBudget (SAFETY.md rule 4)', () => {
   const limits = { maxUnhealthyNodes: 3, maxUnhealthyFraction: 0.4 };
   const down = (name: string) => aNode(name, { ready: 'Unknown', readySince: ago(600) });
 
