@@ -67,6 +67,10 @@ try {
       process.stderr.write(`test:flaky: run ${run} wrote no results (vitest exit ${child.status})\n`);
       process.exit(1);
     }
+    if (result.numTotalTests === 0) {
+      process.stderr.write(`test:flaky: no test matched ${positionals.join(' ')}\n`);
+      process.exit(2);
+    }
     for (const file of result.testResults) {
       for (const test of file.assertionResults) {
         if (test.status !== 'failed') continue;
