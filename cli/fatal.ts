@@ -3,6 +3,8 @@
  * from the documented table (exit-codes.ts); the stack trace only with `--debug`. Errors are told
  * apart by name, not class: this module is loaded by every command, so it imports nothing heavy.
  */
+import type * as z from 'zod';
+import { describeIssues } from '../lib/config/issues.js';
 import { ExitCode } from './exit-codes.js';
 
 const RBAC_HINT =
@@ -66,11 +68,9 @@ function classify(err: unknown): Classified {
     case 'ProviderIdError':
     case 'RegionMismatchError':
       return { code: ExitCode.Usage, line: err.message };
-    case 'ZodError': {
-      const issues = (fieldOf(err, 'issues') ?? []) as { path: PropertyKey[]; message: string }[];
-      const detail = issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ');
-      return { code: ExitCode.Usage, line: `invalid request: ${detail}` };
-    }
+    case 'ZodError':
+      // Bounded: the input may be a file with thousands of problems.
+      return { code: ExitCode.Usage, line: `invalid request: ${describeIssues(err as z.ZodError)}` };
     case 'KubeconfigError':
       return { code: ExitCode.Kubeconfig, line: err.message };
     case 'CredentialsError':
