@@ -1,6 +1,7 @@
 /** The timer's health check: fences nodes NotReady too long that still hold ReadWriteOnce volumes. */
 import { type HealthCheckReport, healthCheck } from '../../lib/app/health-check.js';
 import { fcTimerEventSchema, timerEventId } from '../../lib/config/alibaba-events.js';
+import { controlPlaneLabelsFromEnv } from '../../lib/config/control-plane-labels.js';
 import { parseOrThrow } from '../../lib/config/parse.js';
 import { fcHandler } from '../shared/fc-context.js';
 import { settings, telemetry, triggerDeps, triggerSettings } from '../shared/runtime.js';
@@ -11,9 +12,10 @@ export const handler = fcHandler(
   async (event, _context, credentials): Promise<HealthCheckReport> => {
     const timer = parseOrThrow(fcTimerEventSchema, event, 'timer event');
     const { notReadyThresholdSeconds } = settings;
+    const controlPlaneLabels = controlPlaneLabelsFromEnv(process.env);
     return healthCheck(
       await triggerDeps(credentials),
-      { ...triggerSettings, notReadyThresholdSeconds },
+      { ...triggerSettings, notReadyThresholdSeconds, controlPlaneLabels },
       timerEventId(timer),
     );
   },

@@ -1,5 +1,6 @@
 /** The scheduled health check: fences nodes NotReady too long that still hold ReadWriteOnce volumes. */
 import { type HealthCheckReport, healthCheck } from '../../lib/app/health-check.js';
+import { controlPlaneLabelsFromEnv } from '../../lib/config/control-plane-labels.js';
 import { parseOrThrow } from '../../lib/config/parse.js';
 import { scheduledEventSchema } from '../../lib/config/scheduled-event.js';
 import { telemetry } from '../shared/connection.js';
@@ -15,6 +16,11 @@ export const handler = fencerHandler(
   },
   async ({ id }): Promise<HealthCheckReport> => {
     const { notReadyThresholdSeconds } = settings;
-    return healthCheck(await triggerDeps(), { ...triggerSettings, notReadyThresholdSeconds }, id);
+    const controlPlaneLabels = controlPlaneLabelsFromEnv(process.env);
+    return healthCheck(
+      await triggerDeps(),
+      { ...triggerSettings, notReadyThresholdSeconds, controlPlaneLabels },
+      id,
+    );
   },
 );

@@ -154,8 +154,9 @@ export class ClusterFencer extends Construct {
       ...reserve(cluster.router.concurrency),
     });
     // Scheduled: one at a time is all a schedule needs, and an overlap would only repeat the work.
+    // It skips control-plane nodes before starting a run, so it knows the cluster's own labels too.
     this.healthCheck = make('health-check', 'fence nodes NotReady too long', TRIGGER_TIMEOUT, {
-      env,
+      env: { ...env, ...controlPlaneLabelsEnvironment(cluster.controlPlaneLabels) },
       onFailure,
       ...reserve(1),
     });

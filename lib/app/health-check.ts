@@ -17,6 +17,8 @@ export interface HealthCheckSettings extends TriggerSettings {
   readonly notReadyThresholdSeconds: number;
   /** Whether control-plane nodes are candidates; the request's own limit still applies. */
   readonly includeControlPlane?: boolean;
+  /** The cluster's own control-plane labels, beside the common role labels (`FENCER_CONTROL_PLANE_LABELS`). */
+  readonly controlPlaneLabels?: readonly string[];
 }
 
 /** Why a NotReady node was not started this time. */
@@ -77,7 +79,9 @@ function skipReason(node: NodeView, settings: HealthCheckSettings, now: number) 
   if (node.taints.some((t) => t.key === OUT_OF_SERVICE_TAINT.key)) return 'already out-of-service';
   if (FENCER_ANNOTATION.optOut in node.annotations) return Reason.OptedOut;
   const allowControlPlane = settings.includeControlPlane ?? settings.requestDefaults.limits.allowControlPlane;
-  const controlPlane = controlPlaneSignals({ nodeName: node.name, labels: node.labels }).length > 0;
+  const extraLabels = settings.controlPlaneLabels ?? [];
+  const controlPlane =
+    controlPlaneSignals({ nodeName: node.name, labels: node.labels, extraLabels }).length > 0;
   if (controlPlane && !allowControlPlane) return Reason.ControlPlaneNotAllowed;
   return null;
 }

@@ -126,12 +126,21 @@ describe('functions', () => {
       },
     });
   });
-  it('give the step function the cluster’s own control-plane labels, and refuse a key Kubernetes would not accept', () => {
+  it('give the step function and the health check the cluster’s own control-plane labels, and refuse a key Kubernetes would not accept', () => {
     const { template: labelled } = synth([
       { ...EKS, controlPlaneLabels: ['example.com/role-etcd', 'example.com/role-api'] },
     ]);
     labelled.hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('one reconcile step'),
+      Environment: {
+        Variables: Match.objectLike({
+          FENCER_CONTROL_PLANE_LABELS: 'example.com/role-etcd,example.com/role-api',
+        }),
+      },
+    });
+    // The health check skips such nodes before it starts a run, so it knows them too.
+    labelled.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('fence nodes NotReady too long'),
       Environment: {
         Variables: Match.objectLike({
           FENCER_CONTROL_PLANE_LABELS: 'example.com/role-etcd,example.com/role-api',

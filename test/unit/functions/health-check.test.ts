@@ -99,6 +99,22 @@ describe('the health check', () => {
     expect(workflow.runs.size).toBe(0);
   });
 
+  it("leaves alone a node marked control plane only by the cluster's own label, when told that label", async () => {
+    const candidate = node('node-y', `aws:///us-east-1a/${INSTANCE_B}`, {
+      readySince: LONG_AGO,
+      labels: { 'example.com/role-etcd': 'true' },
+    });
+    const world = cluster([candidate]);
+    world.nodes.shift();
+    const labelled = { ...SETTINGS, controlPlaneLabels: ['example.com/role-etcd'] };
+
+    const told = await healthCheck(fakeDeps(world).deps, labelled, 'tick');
+    const untold = await healthCheck(fakeDeps(world).deps, SETTINGS, 'tick');
+
+    expect(told.skipped).toEqual([{ node: 'node-y', why: expect.stringMatching(/ControlPlaneNotAllowed/) }]);
+    expect(untold.skipped).toEqual([]);
+  });
+
   it('stands down when too many nodes are unhealthy, and counts the refusal', async () => {
     const world = cluster([node('node-y', `aws:///us-east-1a/${INSTANCE_B}`, { readySince: LONG_AGO })]);
     world.nodes[1] = node('node-b', 'aws:///us-east-1a/i-0bbbbbbbbbbbbbbbb', { readySince: LONG_AGO });
