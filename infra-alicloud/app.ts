@@ -51,5 +51,5 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
     JSON.parse(readFileSync(t.template, 'utf8'));
     console.log(`${t.stack}: ${t.template} (${t.bytes} bytes of ${ROS_TEMPLATE_BODY_LIMIT})`);
   }
-  console.log(`code: ${join(out, 'code')} (upload to the CodeBucket as named; see RUNBOOK.md)`);
+  console.log(`code: ${join(out, 'code')} (upload to the CodeBucket as named; see docs/deploy-alibaba.md)`);
 }

@@ -2,8 +2,8 @@
  * The functions' code packages: each function bundled as deployed (infra-alicloud/bundling.ts), zipped
  * (`index.mjs` at the root, a fixed timestamp so the same code gives the same bytes), and named by its
  * content's hash. The ROS template names the OSS objects; the zips are written beside the template
- * and uploaded to the code bucket before the stack is created or updated (RUNBOOK.md). Inlining them
- * would not fit: five bundles' base64 exceed ROS's 524,288-byte template limit.
+ * and uploaded to the code bucket before the stack is created or updated (docs/deploy-alibaba.md).
+ * Inlining them would not fit: five bundles' base64 exceed ROS's 524,288-byte template limit.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -22,7 +22,7 @@ const securityGroupId = z.string().regex(/^sg-[0-9a-f]{8,17}$/, 'not a security 
 /**
  * Where the functions run in a VPC: required for a private (or CIDR-restricted) EKS endpoint. The
  * subnets need a route to the AWS APIs the functions call (a NAT gateway, or the VPC endpoints listed
- * in RUNBOOK.md). Without `securityGroupIds` the stack creates one that allows HTTPS out only.
+ * in docs/deploy-aws.md). Without `securityGroupIds` the stack creates one that allows HTTPS out only.
  */
 export const vpcConfigSchema = z
   .object({
@@ -87,7 +87,7 @@ export const clusterConfigSchema = z
       ctx.addIssue({
         code: 'custom',
         path: ['ceph', 'mgrUrls'],
-        message: `the mgr at ${url} has a private address, which a function outside a VPC cannot reach: give the cluster a vpc whose subnets route to it (RUNBOOK.md, "Deploying with Ceph RBD")`,
+        message: `the mgr at ${url} has a private address, which a function outside a VPC cannot reach: give the cluster a vpc whose subnets route to it (docs/deploy-aws.md, "Deploying with Ceph RBD")`,
       });
     }
   })
@@ -125,7 +125,7 @@ export function clustersFromContext(tryGetContext: (key: string) => unknown): Cl
   if (typeof file === 'string') return parseClusters(JSON.parse(readFileSync(file, 'utf8')) as unknown);
   if (inline === undefined) {
     throw new Error(
-      `no clusters to fence: pass -c ${CLUSTERS_FILE_CONTEXT}=clusters.json (see deploy/clusters.example.json and RUNBOOK.md "Deploying")`,
+      `no clusters to fence: pass -c ${CLUSTERS_FILE_CONTEXT}=clusters.json (see deploy/clusters.example.json and docs/deploy-aws.md "Deploying from an empty account")`,
     );
   }
   return parseClusters(inline);

@@ -34,7 +34,7 @@ export class CephKey extends Construct {
       this.secret = secrets.Secret.fromSecretNameV2(this, 'Secret', where.name);
       this.secretId = where.name;
     } else {
-      // A placeholder, not a key: the function recognises it and says what to do (RUNBOOK.md).
+      // A placeholder, not a key: the function recognises it and says what to do (docs/deploy-aws.md).
       this.secret = new secrets.Secret(this, 'Secret', {
         description: `kube-fencer: the Ceph restful key "${ceph.keyName}" (ceph restful create-key ${ceph.keyName})`,
         secretStringValue: SecretValue.unsafePlainText(CEPH_KEY_PLACEHOLDER),

@@ -1,6 +1,6 @@
 /**
  * The built `fencer`, run as an operator runs it, failing the ways an operator's machine makes it fail:
- * each failure is exactly one line on stderr with the exit code of the README's table, and a stack
+ * each failure is exactly one line on stderr with the exit code of docs/cli.md's table, and a stack
  * trace only with --debug. The cases that need an API server that answers are in access.test.ts.
  */
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';

@@ -252,10 +252,10 @@ describe('settings the step function would refuse are refused at synth, naming t
   });
 });
 
-describe('RUNBOOK.md, "Deploying with Ceph RBD (AWS)"', () => {
-  const runbook = readFileSync(new URL('../../RUNBOOK.md', import.meta.url), 'utf8');
-  const start = runbook.indexOf('### Deploying with Ceph RBD (AWS)');
-  const section = runbook.slice(start, runbook.indexOf('\n### ', start + 4));
+describe('docs/deploy-aws.md, "Deploying with Ceph RBD (AWS)"', () => {
+  const deployAws = readFileSync(new URL('../../docs/deploy-aws.md', import.meta.url), 'utf8');
+  const start = deployAws.indexOf('### Deploying with Ceph RBD (AWS)');
+  const section = deployAws.slice(start, deployAws.indexOf('\n### ', start + 4));
 
   it.each(Object.keys(cephConfigSchema.shape))('documents the setting %s', (key) => {
     expect(start).toBeGreaterThan(0);

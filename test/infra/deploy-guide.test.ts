@@ -1,5 +1,5 @@
 /**
- * RUNBOOK.md's "Deploying from an empty account" stays followable: every command in it exists with the
+ * docs/deploy-aws.md's "Deploying from an empty account" stays followable: every command in it exists with the
  * options it is given (npm scripts in package.json, CDK subcommands and their flags from `cdk --help`,
  * AWS CLI operations and parameters from the AWS SDK's own service models, kubectl verbs and flags from
  * the lab's kubectl, files in the repository), and its synth step runs, offline, as written.
@@ -13,9 +13,9 @@ import { describe, expect, it } from 'vitest';
 import { binDir } from '../../lab/build/go-binaries.js';
 import { REPO_ROOT } from '../../lab/paths.js';
 
-const runbook = readFileSync(join(REPO_ROOT, 'RUNBOOK.md'), 'utf8');
-const start = runbook.indexOf('## Deploying from an empty account');
-const guide = runbook.slice(start, runbook.indexOf('\n## ', start + 3));
+const deployAws = readFileSync(join(REPO_ROOT, 'docs/deploy-aws.md'), 'utf8');
+const start = deployAws.indexOf('## Deploying from an empty account');
+const guide = deployAws.slice(start, deployAws.indexOf('\n## ', start + 3));
 const scripts = (
   JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
 ).scripts;

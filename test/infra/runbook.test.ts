@@ -1,4 +1,4 @@
-/** RUNBOOK.md stays in step with the code it documents. */
+/** RUNBOOK.md and the Alibaba Cloud deployment guide stay in step with the code they document. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FC_FUNCTIONS } from '../../infra-alicloud/bundling.js';
@@ -8,6 +8,7 @@ import { RejectReason } from '../../lib/app/triggers.js';
 import { REASON_SENTENCES } from '../../lib/domain/reasons.js';
 
 const runbook = readFileSync(new URL('../../RUNBOOK.md', import.meta.url), 'utf8');
+const deployAlibaba = readFileSync(new URL('../../docs/deploy-alibaba.md', import.meta.url), 'utf8');
 
 describe('RUNBOOK.md', () => {
   it.each(Object.entries(REASON_SENTENCES))('explains reason %s with its sentence', (code, sentence) => {
@@ -44,14 +45,17 @@ describe('RUNBOOK.md', () => {
   });
 
   it('scopes the RAM policy’s stop to the cluster’s instances with an acs:ResourceTag condition', () => {
-    expect(runbook).toMatch(
+    expect(deployAlibaba).toMatch(
       /"Action": \["ecs:StopInstance", "ecs:StopInstances"\],\s+"Resource": "acs:ecs:\*:\*:instance\/\*",\s+"Condition": \{ "StringEquals": \{ "acs:ResourceTag\/ack.aliyun.com"/,
     );
   });
 
   it('deploys on Alibaba with the names the code gives: the synth script, the functions, the run’s task id', () => {
-    const start = runbook.indexOf('### Deploying on Alibaba Cloud');
-    const section = runbook.slice(start, runbook.indexOf('\n### ', start + 4));
+    const start = deployAlibaba.indexOf('### Deploying on Alibaba Cloud');
+    const section = deployAlibaba.slice(start, deployAlibaba.indexOf('\n### ', start + 4));
+    // Reading a run's result is on-call's: RUNBOOK.md's Alibaba Cloud part.
+    const resultStart = runbook.indexOf("### A run's result on Alibaba Cloud");
+    const result = runbook.slice(resultStart, runbook.indexOf('\n### ', resultStart + 4));
     const scripts = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).scripts;
 
     expect(start).toBeGreaterThan(0);
@@ -62,7 +66,8 @@ describe('RUNBOOK.md', () => {
     for (const name of FC_FUNCTIONS)
       expect(section).toMatch(new RegExp(`\`(kube-fencer-<cluster>)?-${name}\``));
     expect(section).toContain(`/functions/${functionNameOf('prod', 'manual')}/invocations`);
-    expect(section).toContain(
+    expect(resultStart).toBeGreaterThan(0);
+    expect(result).toContain(
       `/functions/${functionNameOf('prod', 'run')}/async-tasks/${taskIdOf('<runName>')}`,
     );
     expect(section).toContain(`--Parameters.1.ParameterKey CodeBucket`);

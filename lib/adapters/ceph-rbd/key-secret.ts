@@ -45,7 +45,7 @@ export async function withCephKeyFromSecret(env: Env, readSecret: ReadSecretStri
   if (!key || key === CEPH_KEY_PLACEHOLDER) {
     const name = env[CEPH_ENV.keyName] ?? '<name>';
     throw new CephInputError(
-      `secret ${secretId} holds no Ceph restful key yet: put the key printed by \`ceph restful create-key ${name}\` in it (RUNBOOK.md, "Deploying with Ceph RBD")`,
+      `secret ${secretId} holds no Ceph restful key yet: put the key printed by \`ceph restful create-key ${name}\` in it (docs/deploy-aws.md, "Deploying with Ceph RBD")`,
     );
   }
   return { ...env, [CEPH_ENV.key]: key };

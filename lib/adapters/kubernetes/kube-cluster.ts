@@ -72,7 +72,7 @@ export interface KubeClusterProps {
  * in protobuf: a page of 2,000 is about 1.3 MB, decoded one item at a time. Every page costs the API
  * server a request's overhead, so small pages are slow: 125,000 VolumeAttachments took 3.5 s in pages
  * of 500 and 1.2 s in pages of 5,000 (JSON: 6.0 s and 2.3 s); 5,000 saved little more time over 2,000
- * in a whole sweep and peaked higher (README, Performance).
+ * in a whole sweep and peaked higher (docs/cli.md, "At scale").
  */
 export const LARGE_LIST_PAGE_SIZE = 2000;
 

@@ -1,5 +1,5 @@
 /**
- * The exit code of a run the provider's refusal ended (RUNBOOK exit codes): rejected credentials exit 7
+ * The exit code of a run the provider's refusal ended (docs/cli.md, "Exit codes"): rejected credentials exit 7
  * at once, like the access check's own; any other permanent refusal 10; a plain failure stays 4.
  */
 import { describe, expect, it } from 'vitest';

@@ -2,7 +2,8 @@
  * The repository explains itself: its source cites only files inside it. Every mention of a design
  * note names SAFETY.md or docs/architecture.md, every relative link of every markdown file resolves
  * (file and anchor), every `SAFETY.md rule N` names one of the ten rules, and every rule of the
- * decision tables is listed in SAFETY.md and says which of its rules it keeps.
+ * decision tables is listed in SAFETY.md and says which of its rules it keeps. The README and the
+ * RUNBOOK stay sized for their readers: the RUNBOOK opens with its symptom → action index.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -84,7 +85,19 @@ describe('the repository cites only files inside it', () => {
   it('scans the repository', () => {
     expect(SCANNED.length).toBeGreaterThan(100);
     expect(MARKDOWN).toEqual(
-      expect.arrayContaining(['README.md', 'RUNBOOK.md', 'SAFETY.md', 'docs/architecture.md']),
+      expect.arrayContaining([
+        'README.md',
+        'RUNBOOK.md',
+        'SAFETY.md',
+        'CONTRIBUTING.md',
+        'bench/README.md',
+        'docs/architecture.md',
+        'docs/cli.md',
+        'docs/deploy-aws.md',
+        'docs/deploy-alibaba.md',
+        'docs/ceph.md',
+        'docs/support.md',
+      ]),
     );
   });
 
@@ -196,6 +209,49 @@ describe('the repository cites only files inside it', () => {
     expect(slug('Deploying (AWS CDK)')).toBe('deploying-aws-cdk');
     expect(slug('Rule 1: **Proof before release**')).toBe('rule-1-proof-before-release');
     expect(slug('`lib/domain`, pure_code')).toBe('libdomain-pure_code');
+  });
+});
+
+describe('each reader finds their part', () => {
+  const bytes = (file: string) => statSync(join(REPO_ROOT, file)).size;
+
+  it('keeps README.md within 15,000 bytes: what and why, install, the two commands, links', () => {
+    expect(bytes('README.md')).toBeLessThanOrEqual(15_000);
+  });
+
+  it('keeps RUNBOOK.md within 30,000 bytes: on call only', () => {
+    expect(bytes('RUNBOOK.md')).toBeLessThanOrEqual(30_000);
+  });
+
+  it('opens RUNBOOK.md, within its first 40 lines, with the symptom → action index', () => {
+    const head = text('RUNBOOK.md').split('\n').slice(0, 40).join('\n');
+    const start = head.indexOf('## Symptom → action');
+    expect(start).toBeGreaterThan(0);
+    const index = head.slice(start);
+    const links = [...index.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]);
+    expect(index).toContain('Multi-Attach');
+    expect(index).toContain('still being used');
+    expect(index).toContain('alarm');
+    expect(index).toContain('reason code');
+    expect(index).toContain('exit');
+    expect(index).toContain('fencer itself is down');
+    expect(links).toEqual(
+      expect.arrayContaining([
+        '#a-pod-stuck-on-still-being-used',
+        '#alarms',
+        '#refusal-and-failure-reasons',
+        '#fencing-by-hand-when-the-fencer-is-down',
+      ]),
+    );
+  });
+
+  it("keeps the newcomer's two commands in the README", () => {
+    const readme = text('README.md');
+    const start = readme.indexOf('## The two commands');
+    const section = readme.slice(start, readme.indexOf('\n## ', start + 3));
+    expect(start).toBeGreaterThan(0);
+    expect(section).toContain('npm ci && npm run demo');
+    expect(section).toContain('npm ci && npm test');
   });
 });
 
