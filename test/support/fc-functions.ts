@@ -38,6 +38,8 @@ export async function deployFunctions(
     readonly notReadyThresholdSeconds?: number;
     readonly runMaxRetries?: number;
     readonly runTimeoutSeconds?: number;
+    /** Added to the run function's environment only (for example a skewed clock). */
+    readonly runEnvironment?: Readonly<Record<string, string>>;
   },
 ): Promise<DeployedFunctions> {
   const ecs = ecsOf(lab);
@@ -73,7 +75,7 @@ export async function deployFunctions(
       const fn: FcFunction = {
         name: names[f],
         codeDir,
-        environment,
+        environment: f === 'run' ? { ...environment, ...options.runEnvironment } : environment,
         timeoutSeconds: f === 'run' ? (options.runTimeoutSeconds ?? 240) + 30 : 60,
         ...(f === 'run'
           ? {

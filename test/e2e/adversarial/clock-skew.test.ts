@@ -17,22 +17,14 @@ import {
   auditMark,
   instanceState,
   killFencers,
+  LIBFAKETIME,
   OUT_OF_SERVICE,
   powerOffsOf,
+  skewedClock,
   startTracked,
   taintsOn,
   writesSince,
 } from './support.js';
-
-const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
-
-/** The environment that runs a process with its wall clock `offset` away (libfaketime syntax: "+2m", "-90s"). */
-const skewedClock = (offset: string): Record<string, string> => ({
-  LD_PRELOAD: LIBFAKETIME,
-  FAKETIME: offset,
-  // Timers and timeouts keep real time: only what the process reads as "now" is wrong.
-  FAKETIME_DONT_FAKE_MONOTONIC: '1',
-});
 
 /** `fencer fence node-a --lease-grace 40 --output json`, its clock skewed by `offset`. */
 const fenceSkewed = (lab: Lab, offset: string) =>

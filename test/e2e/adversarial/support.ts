@@ -87,3 +87,14 @@ export async function taintsOn(lab: Lab, node: string): Promise<string[]> {
   const n = await lab.kubeConfig.makeApiClient(CoreV1Api).readNode({ name: node });
   return (n.spec?.taints ?? []).map((t) => `${t.key}=${t.value ?? ''}:${t.effect}`).sort();
 }
+
+/** Debian's libfaketime, which `.ci/run` installs. */
+export const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+
+/** The environment that runs a process with its wall clock `offset` away (libfaketime syntax: "+2m", "-90s"). */
+export const skewedClock = (offset: string): Record<string, string> => ({
+  LD_PRELOAD: LIBFAKETIME,
+  FAKETIME: offset,
+  // Timers and timeouts keep real time: only what the process reads as "now" is wrong.
+  FAKETIME_DONT_FAKE_MONOTONIC: '1',
+});
