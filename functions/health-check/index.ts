@@ -7,6 +7,9 @@ import { telemetry } from '../shared/connection.js';
 import { fencerHandler } from '../shared/handler.js';
 import { settings, triggerDeps, triggerSettings } from '../shared/trigger-runtime.js';
 
+/** The cluster's own control-plane labels, read once per instance, as the step reads them. */
+const controlPlaneLabels = controlPlaneLabelsFromEnv(process.env);
+
 export const handler = fencerHandler(
   telemetry,
   {
@@ -16,7 +19,6 @@ export const handler = fencerHandler(
   },
   async ({ id }): Promise<HealthCheckReport> => {
     const { notReadyThresholdSeconds } = settings;
-    const controlPlaneLabels = controlPlaneLabelsFromEnv(process.env);
     return healthCheck(
       await triggerDeps(),
       { ...triggerSettings, notReadyThresholdSeconds, controlPlaneLabels },

@@ -20,7 +20,7 @@ import { attachmentsOf, deployStatefulApp, type StatefulApp } from '../../lab/sc
 import { taskIdOf } from '../../lib/adapters/alicloud-fc/index.js';
 import { FENCER_ANNOTATION, OUT_OF_SERVICE_TAINT } from '../../lib/domain/node-marks.js';
 import { LEASE_GRACE_SECONDS } from '../support/cut-node.js';
-import { ecsOf, ecsStatus, fencerEcsCalls } from '../support/ecs.js';
+import { ecsOf, ecsStatus, fencerStopsOf } from '../support/ecs.js';
 import {
   type DeployedFunctions,
   deployFunctions,
@@ -49,10 +49,7 @@ describe('the Function Compute functions on Node.js 20, against the Alibaba lab'
     const text = (await node(name)).metadata?.annotations?.[FENCER_ANNOTATION.runCheckpoint];
     return text ? (JSON.parse(text) as Json) : null;
   };
-  const stopsOf = async (instanceId: string) =>
-    (await fencerEcsCalls(lab)).filter(
-      (c) => c.action.startsWith('Stop') && Object.values(c.params).includes(instanceId),
-    );
+  const stopsOf = (instanceId: string) => fencerStopsOf(lab, instanceId);
   /** Waits until the database runs on a node other than `from`, with its volume attached there. */
   const waitMoved = (from: string) =>
     eventually(

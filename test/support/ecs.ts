@@ -24,3 +24,9 @@ export async function fencerEcsCalls(
     .filter((r) => r.accessKeyId === ecs.fencerKey.accessKeyId)
     .map((r) => ({ action: r.action, code: r.code, params: { ...r.params } }));
 }
+
+/** The fencer's Stop* calls to ECS that name `instanceId`. */
+export const fencerStopsOf = async (lab: Lab, instanceId: string) =>
+  (await fencerEcsCalls(lab)).filter(
+    (c) => c.action.startsWith('Stop') && Object.values(c.params).includes(instanceId),
+  );

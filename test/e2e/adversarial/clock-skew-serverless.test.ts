@@ -14,7 +14,7 @@ import { waitNodeNotReady } from '../../../lab/scenarios/incident.js';
 import { taskIdOf } from '../../../lib/adapters/alicloud-fc/index.js';
 import { FENCER_ANNOTATION } from '../../../lib/domain/node-marks.js';
 import { LEASE_GRACE_SECONDS } from '../../support/cut-node.js';
-import { ecsStatus, fencerEcsCalls } from '../../support/ecs.js';
+import { ecsStatus, fencerStopsOf } from '../../support/ecs.js';
 import { type DeployedFunctions, deployFunctions } from '../../support/fc-functions.js';
 import { waitLeaseOlderThan } from '../../support/lab-waits.js';
 import { keepLeaseFresh } from './staging.js';
@@ -32,10 +32,7 @@ describe('adversarial: a Function Compute run whose clock is two minutes fast (S
   let fns: DeployedFunctions;
   let stopRenewing: (() => Promise<void>) | undefined;
 
-  const stopsOf = async (instanceId: string) =>
-    (await fencerEcsCalls(lab)).filter(
-      (c) => c.action.startsWith('Stop') && Object.values(c.params).includes(instanceId),
-    );
+  const stopsOf = (instanceId: string) => fencerStopsOf(lab, instanceId);
   const checkpointOf = async (name: string): Promise<string | undefined> =>
     (await lab.kubeConfig.makeApiClient(CoreV1Api).readNode({ name })).metadata?.annotations?.[
       FENCER_ANNOTATION.runCheckpoint
