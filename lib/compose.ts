@@ -9,6 +9,8 @@ import type { CephRbdSettings } from './adapters/ceph-rbd/settings.js';
 import type { ApiEndpoint } from './adapters/kubernetes/api/endpoint.js';
 import { KubeCluster } from './adapters/kubernetes/index.js';
 import type { FencerDeps } from './app/deps.js';
+import { NO_CHECKPOINTS, nodeCheckpoints, type RunCheckpoints } from './app/run-checkpoint.js';
+import { runCheckpointCodec } from './config/run-checkpoint.js';
 import { type AppLogger, createLogger, InMemoryMetrics } from './observability/index.js';
 import type { Metrics } from './ports/audit.js';
 import type { ComputeFencer } from './ports/compute-fencer.js';
@@ -94,4 +96,19 @@ export function composeDeps(config: FencerConfig): FencerDeps {
     metrics: config.metrics ?? new InMemoryMetrics(),
     ...(config.controlPlaneLabels?.length ? { controlPlaneLabels: config.controlPlaneLabels } : {}),
   };
+}
+
+/**
+ * The checkpoints of one serverless run on its Nodes, sealed under the run's secret. A run started by a
+ * version before sealed checkpoints carries none: it keeps no checkpoint at all (none on the Node could
+ * be told from a forgery), and says so.
+ */
+export function runCheckpoints(deps: FencerDeps, runId: string, seal: string | undefined): RunCheckpoints {
+  if (seal === undefined) {
+    deps.log.warn('this run carries no seal (started by an older version): it keeps no checkpoint', {
+      runId,
+    });
+    return NO_CHECKPOINTS;
+  }
+  return nodeCheckpoints(deps.cluster, runCheckpointCodec(seal), () => deps.clock.now());
 }

@@ -6,9 +6,8 @@
  * on-success destination, the outcomes bus.
  */
 import { runFenceDurably } from '../../lib/app/durable-run.js';
-import { nodeCheckpoints } from '../../lib/app/run-checkpoint.js';
+import { runCheckpoints } from '../../lib/compose.js';
 import { parseOrThrow } from '../../lib/config/parse.js';
-import { parseRunCheckpoint } from '../../lib/config/run-checkpoint.js';
 import { fcHandler } from '../shared/fc-context.js';
 import { fcRunInputSchema, runResult } from '../shared/run-result.js';
 import { fencerDeps, settings, taskIdOf, telemetry } from '../shared/runtime.js';
@@ -17,7 +16,7 @@ import { fencerDeps, settings, taskIdOf, telemetry } from '../shared/runtime.js'
 const MARGIN_SECONDS = 30;
 
 export const handler = fcHandler(telemetry, settings.cluster, async (event, context, credentials) => {
-  const { request, runName, trigger } = parseOrThrow(fcRunInputSchema, event, 'run input');
+  const { request, runName, trigger, seal } = parseOrThrow(fcRunInputSchema, event, 'run input');
   const runId = taskIdOf(runName);
   telemetry.setContext({
     requestId: context.requestId,
@@ -27,7 +26,7 @@ export const handler = fcHandler(telemetry, settings.cluster, async (event, cont
   });
   const deps = await fencerDeps(credentials);
   const limit = (context.function?.timeout ?? settings.runTimeoutSeconds + MARGIN_SECONDS) - MARGIN_SECONDS;
-  const report = await runFenceDurably(deps, request, nodeCheckpoints(deps.cluster, parseRunCheckpoint), {
+  const report = await runFenceDurably(deps, request, runCheckpoints(deps, runId, seal), {
     runId,
     timeoutSeconds: Math.max(30, Math.min(settings.runTimeoutSeconds, limit)),
   });

@@ -1,8 +1,7 @@
 /** The Step Functions task: one reconcile step of a fencing run (observe, decide, act once, audit). */
-import { nodeCheckpoints } from '../../lib/app/run-checkpoint.js';
 import { type WorkflowState, workflowStep } from '../../lib/app/workflow-step.js';
+import { runCheckpoints } from '../../lib/compose.js';
 import { parseOrThrow } from '../../lib/config/parse.js';
-import { parseRunCheckpoint } from '../../lib/config/run-checkpoint.js';
 import { stepStateSchema } from '../../lib/config/step-state.js';
 import { telemetry } from '../shared/connection.js';
 import { fencerHandler } from '../shared/handler.js';
@@ -19,11 +18,8 @@ export const handler = fencerHandler(
   },
   async (state): Promise<WorkflowState> => {
     const deps = await fencerDeps();
-    // A retry of a step that crashed after its power-off continues from the Node's checkpoint.
-    return workflowStep(
-      deps,
-      state,
-      nodeCheckpoints(deps.cluster, parseRunCheckpoint, () => deps.clock.now()),
-    );
+    // A retry of a step that crashed after its power-off continues from the Node's checkpoint, sealed
+    // under the execution's own secret (its state's run.seal).
+    return workflowStep(deps, state, runCheckpoints(deps, state.run.id, state.run.seal));
   },
 );

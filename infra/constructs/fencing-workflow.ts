@@ -211,7 +211,13 @@ export class FencingWorkflow extends Construct {
       stateName: S.Start,
       parameters: {
         'request.$': '$.request',
-        run: { 'id.$': '$$.Execution.Name', 'startedAt.$': '$$.Execution.StartTime' },
+        // seal: the run's own secret, which the step seals its checkpoints on the Node under; it lives
+        // in the execution's state only, never in the cluster (lib/config/run-checkpoint.ts).
+        run: {
+          'id.$': '$$.Execution.Name',
+          'startedAt.$': '$$.Execution.StartTime',
+          'seal.$': 'States.UUID()',
+        },
         attempts: { count: 0 },
       },
     });

@@ -88,5 +88,9 @@ export async function runFenceDurably(
       await checkpoints.record(state);
     },
   });
+  // The run has ended (not merely this attempt's time): its memory is no longer needed on the Node.
+  if (report.reason !== 'Timeout' && report.milestones.decidedToFenceAt !== null) {
+    await checkpoints.clear(request.node, options.runId);
+  }
   return { ...report, attempt: saved ? 'resumed' : 'fresh' };
 }

@@ -10,8 +10,11 @@
  * power-off (so a crash just after the power-off request still leaves the decision's time behind), and
  * then only when the run's memory changes (power-off request, proof, taint, the end): before the
  * commitment nothing was done that a retry must know about, and a dry run writes nothing at all
- * (SAFETY.md rule 8).
+ * (SAFETY.md rule 8). It is sealed under the run's own secret (lib/config/run-checkpoint.ts), so only
+ * this run's records are ever continued from, and removed when the run ends, so the Node does not keep
+ * the request.
  */
+import { canonicalJson } from '../domain/canonical-json.js';
 import { checkpointProblems } from '../domain/checkpoint.js';
 import { KubernetesApiError, ValidationError } from '../domain/errors.js';
 import type { RunHistory } from '../domain/history.js';
@@ -25,8 +28,15 @@ export interface RunCheckpoint extends FenceStepState {
   readonly writtenAt: string;
 }
 
-/** Reads a checkpoint's JSON; throws (a ValidationError) for one that does not parse or contradicts itself. */
-export type CheckpointParser = (json: string) => RunCheckpoint;
+/** How one run's checkpoints are written and read back (lib/config/run-checkpoint.ts: sealed JSON). */
+export interface CheckpointCodec {
+  encode(checkpoint: RunCheckpoint): string;
+  /**
+   * The checkpoint `json` holds if it is run `runId`'s own record; null if it is another run's; a
+   * ValidationError if it claims to be this run's and is not one this run wrote, or does not parse.
+   */
+  decode(json: string, runId: string): RunCheckpoint | null;
+}
 
 /** Where a run's checkpoints are kept. */
 export interface RunCheckpoints {
@@ -34,6 +44,8 @@ export interface RunCheckpoints {
   read(node: string, runId: string): Promise<RunCheckpoint | null>;
   /** Records `state` if it says something new the next attempt needs; returns whether it wrote. */
   record(state: FenceStepState): Promise<boolean>;
+  /** Removes the run's checkpoint from `node` once the run has ended; another run's is left alone. */
+  clear(node: string, runId: string): Promise<boolean>;
 }
 
 /** The fields of a history whose change the next attempt must know about. */
@@ -60,7 +72,7 @@ export const CHECKPOINT_IGNORED_EVENT = 'FencingCheckpointIgnored';
  */
 export function nodeCheckpoints(
   cluster: Pick<Cluster, 'getNode' | 'annotateNode'> & Partial<Pick<Cluster, 'recordNodeEvent'>>,
-  parse: CheckpointParser,
+  codec: CheckpointCodec,
   now: () => Date = () => new Date(),
 ): RunCheckpoints {
   let last: string | undefined;
@@ -78,14 +90,14 @@ export function nodeCheckpoints(
       const view = await cluster.getNode(node);
       const text = view?.annotations[FENCER_ANNOTATION.runCheckpoint];
       if (view == null || text === undefined) return null;
-      let checkpoint: RunCheckpoint;
+      let checkpoint: RunCheckpoint | null;
       try {
-        checkpoint = parse(text);
+        checkpoint = codec.decode(text, runId);
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
         return ignore(node, error.message);
       }
-      if (checkpoint.history.runId !== runId) return null;
+      if (checkpoint === null) return null;
       const problems = checkpointProblems(checkpoint.history, view.uid);
       if (problems.length > 0) return ignore(node, problems.join('; '));
       last = memoryOf(checkpoint.history, checkpoint.decision?.done ?? false);
@@ -102,7 +114,7 @@ export function nodeCheckpoints(
       try {
         await cluster.annotateNode(
           request.node,
-          { [FENCER_ANNOTATION.runCheckpoint]: JSON.stringify(checkpoint) },
+          { [FENCER_ANNOTATION.runCheckpoint]: codec.encode(checkpoint) },
           { dryRun: false },
         );
       } catch (error) {
@@ -113,21 +125,40 @@ export function nodeCheckpoints(
       last = memory;
       return true;
     },
+    async clear(node, runId) {
+      const view = await cluster.getNode(node);
+      const text = view?.annotations[FENCER_ANNOTATION.runCheckpoint];
+      if (view == null || text === undefined) return false;
+      // Only this run's own record goes: another run's (or a forgery) is not this run's to touch.
+      try {
+        if (codec.decode(text, runId) === null) return false;
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        return false;
+      }
+      try {
+        await cluster.annotateNode(node, { [FENCER_ANNOTATION.runCheckpoint]: null }, { dryRun: false });
+      } catch (error) {
+        if (isNotFound(error)) return false;
+        throw error;
+      }
+      last = undefined;
+      return true;
+    },
   };
 }
 
+/**
+ * The checkpoints of a run started without a seal (by a version before sealed checkpoints): nothing
+ * on the Node can be told from a forgery, so none is read or written; an attempt of such a run that
+ * crashes starts afresh, as any new run would.
+ */
+export const NO_CHECKPOINTS: RunCheckpoints = {
+  read: async () => null,
+  record: async () => false,
+  clear: async () => false,
+};
+
 /** The request a checkpoint was written for must be this run's: a checkpoint is never applied to another. */
 export const sameRequest = (a: FenceRequest, b: FenceRequest): boolean =>
-  JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
-
-const canonical = (value: unknown): unknown => {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>)
-        .sort(([x], [y]) => (x < y ? -1 : 1))
-        .map(([k, v]) => [k, canonical(v)]),
-    );
-  }
-  return value;
-};
+  canonicalJson(a) === canonicalJson(b);

@@ -13,7 +13,8 @@ import { type RunCheckpoints, sameRequest } from './run-checkpoint.js';
 export interface WorkflowState {
   readonly request: FenceRequest;
   /** The execution's name and start time, from the Step Functions context object. */
-  readonly run: { readonly id: string; readonly startedAt: string };
+  /** `seal`: the run's secret (`States.UUID()` in the state machine) its checkpoints are sealed under. */
+  readonly run: { readonly id: string; readonly startedAt: string; readonly seal?: string };
   /** Steps taken so far; the state machine counts them and fails the run past its maximum. */
   readonly attempts: { readonly count: number };
   readonly history: RunHistory | null;
@@ -90,6 +91,10 @@ export async function workflowStep(
     { request: state.request, history, decision: previous },
     checkpoints ? { beforeAction: async (s) => void (await checkpoints.record(s)) } : {},
   );
+  // The run has ended: the checkpoint a step wrote before its power-off is no longer needed on the Node.
+  if (checkpoints && next.decision?.done && next.history.decidedToFenceAt !== null) {
+    await checkpoints.clear(state.request.node, state.run.id);
+  }
   const decision = next.decision && { ...next.decision, waitSeconds: Math.ceil(next.decision.waitSeconds) };
   return {
     ...state,

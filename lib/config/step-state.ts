@@ -104,13 +104,26 @@ export const stepDecisionSchema = z.looseObject({
 });
 
 /**
+ * A run's seal: the secret its checkpoints are sealed under (lib/config/run-checkpoint.ts), a UUID
+ * from the state machine (`States.UUID()`) or 32 random bytes, base64url, in a Function Compute task.
+ */
+export const runSealSchema = z.string().regex(/^[A-Za-z0-9_-]{32,128}$/, 'not a run seal');
+
+/**
  * The state between steps. `history` and `decision` are absent (or null) before the first step: a Pass
  * state cannot set a null, so the state machine leaves them out.
  */
 export const stepStateSchema = z
   .object({
     request: fenceRequestSchema,
-    run: z.object({ id: z.string().min(1).max(80), startedAt: iso }).strict(),
+    run: z
+      .object({
+        id: z.string().min(1).max(80),
+        startedAt: iso,
+        // The run's checkpoint secret (lib/config/run-checkpoint.ts); absent from runs of older versions.
+        seal: runSealSchema.optional(),
+      })
+      .strict(),
     attempts: z.object({ count: z.number().int().min(0) }).strict(),
     history: runHistorySchema.nullish().transform((h) => h ?? null),
     decision: stepDecisionSchema.nullish().transform((d) => d ?? null),

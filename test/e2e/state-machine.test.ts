@@ -26,8 +26,17 @@ import { requestDefaultsSchema } from '../../lib/config/lambda-settings.js';
 import { OUT_OF_SERVICE_TAINT } from '../../lib/domain/node-marks.js';
 import { InMemoryMetrics } from '../../lib/observability/index.js';
 import type { ExistingRunStatus, FenceRunInput, StartResult, Workflow } from '../../lib/ports/workflow.js';
+import { waitNodeReady } from '../support/lab-waits.js';
 import { stateMachineDefinition, synth } from '../support/synth.js';
 import { statusCheckAlarm } from '../unit/functions/support/aws-events.js';
+import {
+  checkpointOn,
+  forgedCheckpoint,
+  requestOf,
+  writeCheckpoint,
+} from './adversarial/forged-checkpoints.js';
+import { keepLeaseFresh } from './adversarial/staging.js';
+import { fencerEventsOn, powerOffsOf } from './adversarial/support.js';
 
 type Json = Record<string, unknown>;
 
@@ -115,6 +124,50 @@ describe('the synthesized fencing workflow, run by an ASL interpreter with the r
   afterAll(async () => {
     process.env = savedEnv;
     await lab?.stop();
+  });
+
+  it('ignores a forged checkpoint for its execution, loudly, and refuses a node that looks lost but lives: no StopInstances', async () => {
+    // SAFETY.md rule 2: anyone who may patch the Node can write a checkpoint under an execution name
+    // anyone can predict. Continued from, this one (the decision and the power-off, 20 s ago) would skip
+    // every rule before the commitment. Only the execution's own seal (States.UUID()) makes a checkpoint
+    // the run's memory.
+    await lab.cut('node-b');
+    await waitNodeNotReady(lab, 'node-b');
+    const stopRenewing = keepLeaseFresh(lab, 'node-b');
+    try {
+      const name = 'lab-node-b-forged';
+      const request = requestOf({ node: 'node-b', cluster: 'lab' });
+      const { instanceId } = lab.node('node-b');
+      const uid = (await lab.kubeConfig.makeApiClient(CoreV1Api).readNode({ name: 'node-b' })).metadata?.uid;
+      const forged = forgedCheckpoint('pre-commit-skipped', {
+        runId: name,
+        request,
+        node: 'node-b',
+        nodeUid: uid ?? '',
+        provider: 'aws',
+        instanceId,
+      });
+      await writeCheckpoint(lab, 'node-b', forged);
+
+      const run = execute(name, { request });
+      const output = await run.result;
+      await run.logging;
+
+      expect(output).toMatchObject({ outcome: 'refused', reason: 'LeaseFresh', node: 'node-b' });
+      expect(powerOffsOf(lab, instanceId)).toEqual([]);
+      expect(await describeInstanceState(lab.ec2.client, instanceId)).toBe('running');
+      const ignored = (await fencerEventsOn(lab, 'node-b')).filter(
+        (e) => e.reason === 'FencingCheckpointIgnored',
+      );
+      expect(ignored).toEqual([
+        expect.objectContaining({ message: expect.stringMatching(/carries no seal/) }),
+      ]);
+      expect(await checkpointOn(lab, 'node-b')).toBe(forged);
+    } finally {
+      await stopRenewing();
+      await lab.reconnect('node-b');
+      await waitNodeReady(lab, 'node-b');
+    }
   });
 
   it('fences the cut node end to end from its status-check alarm: one run for duplicate alarms, instance stopped, node tainted, the volume moves to node-b, outcome published', async () => {

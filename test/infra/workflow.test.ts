@@ -52,6 +52,26 @@ describe('the fencing workflow', () => {
     expect(states[S.Wait]).toEqual({ Type: 'Wait', SecondsPath: '$.decision.waitSeconds', Next: S.Step });
   });
 
+  it("starts each run with its own checkpoint secret, made by Step Functions and kept in the execution's state", () => {
+    // lib/config/run-checkpoint.ts: the step seals its checkpoints on the Node under run.seal, which
+    // nothing in the cluster can read, so a checkpoint written by anyone else is never continued from.
+    expect(states[S.Start]).toMatchObject({
+      Parameters: {
+        run: {
+          'id.$': '$$.Execution.Name',
+          'startedAt.$': '$$.Execution.StartTime',
+          'seal.$': 'States.UUID()',
+        },
+      },
+    });
+    // The notifications carry the outcome, never the state with its secret.
+    for (const name of [S.PublishOutcome, S.PublishFailure]) {
+      const published = JSON.stringify(states[name]);
+      expect(published).not.toContain('seal');
+      expect(published).not.toMatch(/"\$"|"\$\.run"/);
+    }
+  });
+
   it('bounds the steps: past the maximum the run fails with TooManySteps, published first', () => {
     expect(states[S.StepsLeft]).toMatchObject({
       Choices: [{ Variable: '$.attempts.count', NumericGreaterThanEquals: 200, Next: S.TooManySteps }],

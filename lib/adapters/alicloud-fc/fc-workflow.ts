@@ -5,6 +5,7 @@
  * Functions' execution names do on AWS; its asynchronous retries re-deliver a crashed attempt, and the
  * task's state (and the run function's answer) tells a later trigger how the run ended.
  */
+import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ExistingRunStatus, FenceRunInput, StartResult, Workflow } from '../../ports/workflow.js';
 import { FcApiError } from './errors.js';
@@ -56,6 +57,9 @@ const NO_RUNTIME_OPTIONS = {} as Parameters<FcClient['invokeFunctionWithOptions'
 const statusCodeOf = (error: unknown): number | undefined =>
   typeof error === 'object' && error !== null ? (error as { statusCode?: number }).statusCode : undefined;
 
+/** A run's checkpoint secret: 32 random bytes, base64url (lib/config/run-checkpoint.ts). */
+const newRunSeal = (): string => randomBytes(32).toString('base64url');
+
 /** {@link Workflow} on Function Compute asynchronous tasks. */
 export class FcAsyncWorkflow implements Workflow {
   readonly #client: FcClient;
@@ -77,7 +81,9 @@ export class FcAsyncWorkflow implements Workflow {
         new Fc.InvokeFunctionRequest({
           ...(this.#qualifier ? { qualifier: this.#qualifier } : {}),
           // The SDK sends the body as a stream (it calls `.on` on it): a Buffer alone is not sent.
-          body: Readable.from([Buffer.from(JSON.stringify({ ...input, runName: name }))]),
+          // The seal: the run's own secret, which its checkpoints on the Node are sealed under. It lives
+          // in the task's payload (every retry of the task carries it) and never in the cluster.
+          body: Readable.from([Buffer.from(JSON.stringify({ ...input, runName: name, seal: newRunSeal() }))]),
         }),
         new Fc.InvokeFunctionHeaders({ xFcInvocationType: 'Async', xFcAsyncTaskId: taskId }),
         NO_RUNTIME_OPTIONS,

@@ -11,9 +11,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runFenceDurably } from '../../../lib/app/durable-run.js';
-import { CHECKPOINT_IGNORED_EVENT, nodeCheckpoints } from '../../../lib/app/run-checkpoint.js';
-import { parseRunCheckpoint } from '../../../lib/config/run-checkpoint.js';
+import { CHECKPOINT_IGNORED_EVENT } from '../../../lib/app/run-checkpoint.js';
 import { FENCER_ANNOTATION } from '../../../lib/domain/node-marks.js';
+import { sealedCheckpoints } from './support/checkpoints.js';
 import { Crash, type CrashPoint, CrashWorld, request } from './support/crash-world.js';
 
 const RUN = 'lab-node-a-0123456789abcdef';
@@ -21,7 +21,7 @@ const RUN = 'lab-node-a-0123456789abcdef';
 /** One attempt of the run, as the run function makes it: fresh dependencies, the Node's checkpoint. */
 const attempt = (world: CrashWorld, crashAt?: CrashPoint) => {
   const deps = world.deps(crashAt);
-  return runFenceDurably(deps, request, nodeCheckpoints(deps.cluster, parseRunCheckpoint, deps.clock.now), {
+  return runFenceDurably(deps, request, sealedCheckpoints(deps.cluster, deps.clock.now), {
     runId: RUN,
     timeoutSeconds: 60,
   });
@@ -42,12 +42,22 @@ describe('a fencing run crashed at any point', async () => {
     { index, when: 'after' as const },
   ]);
 
+  // The run's last two writes: the checkpoint that records its end, then that checkpoint's removal.
+  const endRecord = writes.length - 2;
+
   it('makes the writes a crash can fall between: the claim, the checkpoint, the power-off, the taint', () => {
     expect(writes).toEqual(
       expect.arrayContaining(['claimFencing', 'annotateNode', 'powerOff', 'addTaint', 'releaseFencing']),
     );
     // The checkpoint that records the decision is written before the power-off is asked for.
     expect(writes.indexOf('annotateNode')).toBeLessThan(writes.indexOf('powerOff'));
+    expect(writes.slice(endRecord)).toEqual(['annotateNode', 'annotateNode']);
+  });
+
+  it('leaves no checkpoint on the Node once the run has ended: the Node does not keep the request', async () => {
+    const world = new CrashWorld();
+    await attempt(world);
+    expect(world.node.annotations[FENCER_ANNOTATION.runCheckpoint]).toBeUndefined();
   });
 
   it.each(points.map((p) => [`${p.when} write ${p.index} (${writes[p.index]})`, p] as const))(
@@ -71,7 +81,7 @@ describe('a fencing run crashed at any point', async () => {
       // From the power-off request to the record of the run's end (after which the run is over and a
       // restarted instance is the un-fence's business).
       .filter((p) => writes.slice(0, p.index + (p.when === 'after' ? 1 : 0)).includes('powerOff'))
-      .filter((p) => p.index < writes.length - 1 || p.when === 'before')
+      .filter((p) => p.index < endRecord || (p.index === endRecord && p.when === 'before'))
       .map((p) => [`${p.when} write ${p.index} (${writes[p.index]})`, p] as const),
   )('never powers off a second time an instance started again after a crash %s', async (_, point) => {
     const world = new CrashWorld();
@@ -87,21 +97,24 @@ describe('a fencing run crashed at any point', async () => {
     );
   });
 
-  it('replays the end of a finished run without acting again', async () => {
+  it('replays the end of a run that crashed before removing its checkpoint, without acting again', async () => {
     const world = new CrashWorld();
-    await attempt(world);
+    await expect(attempt(world, { index: endRecord + 1, when: 'before' })).rejects.toBeInstanceOf(Crash);
+    expect(world.node.annotations[FENCER_ANNOTATION.runCheckpoint]).toContain('"done":true');
     const writesBefore = world.writes.length;
 
     const again = await attempt(world);
 
     expect(again).toMatchObject({ outcome: 'fenced', attempt: 'replayed' });
     expect(world.writes.length).toBe(writesBefore);
-    expect(world.node.annotations[FENCER_ANNOTATION.runCheckpoint]).toContain('"done":true');
   });
 
   it('ignores, loudly, a checkpoint of this run id written for another request, instead of failing the attempt', async () => {
     const world = new CrashWorld();
-    await attempt(world);
+    // The first attempt crashes after its first checkpoint, which stays on the Node.
+    await expect(
+      attempt(world, { index: writes.indexOf('annotateNode'), when: 'after' }),
+    ).rejects.toBeInstanceOf(Crash);
     const other = { ...request, accelerate: !request.accelerate };
     const deps = world.deps();
     const events: string[] = [];
@@ -113,7 +126,7 @@ describe('a fencing run crashed at any point', async () => {
     const again = await runFenceDurably(
       { ...deps, cluster },
       other,
-      nodeCheckpoints(cluster, parseRunCheckpoint, deps.clock.now),
+      sealedCheckpoints(cluster, deps.clock.now),
       { runId: RUN, timeoutSeconds: 60 },
     );
 

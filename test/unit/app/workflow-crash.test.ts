@@ -9,9 +9,8 @@
  * placed in the lab's real processes.
  */
 import { describe, expect, it } from 'vitest';
-import { nodeCheckpoints } from '../../../lib/app/run-checkpoint.js';
 import { type WorkflowState, workflowStep } from '../../../lib/app/workflow-step.js';
-import { parseRunCheckpoint } from '../../../lib/config/run-checkpoint.js';
+import { sealedCheckpoints } from './support/checkpoints.js';
 import { Crash, type CrashPoint, CrashWorld, request } from './support/crash-world.js';
 
 const RUN = 'lab-node-a-0123456789abcdef';
@@ -40,9 +39,7 @@ async function runWorkflow(world: CrashWorld, options: Options = {}): Promise<Wo
   for (let step = 0; step < MAX_STEPS; step++) {
     const deps = world.deps(crashed ? undefined : options.crashAt);
     const checkpoints =
-      options.checkpoints === false
-        ? undefined
-        : nodeCheckpoints(deps.cluster, parseRunCheckpoint, deps.clock.now);
+      options.checkpoints === false ? undefined : sealedCheckpoints(deps.cluster, deps.clock.now);
     try {
       state = await workflowStep(deps, state, checkpoints);
     } catch (error) {
