@@ -36,6 +36,11 @@ export interface SimulatedNode {
   readonly addresses?: readonly { readonly type: string; readonly address: string }[];
   /** Topology keys the CSI driver reports for the node. @default ['topology.kubernetes.io/zone'] */
   readonly csiTopologyKeys?: readonly string[];
+  /**
+   * The kubelet does not post the node's storage-network address (a second NIC, `--node-ip` pinned to
+   * the first): its Ceph clients use an address the Node never names.
+   */
+  readonly storageAddressUnreported?: boolean;
 }
 
 /**
@@ -384,7 +389,7 @@ export class KubeletFleet {
   private addressesOf(node: SimulatedNode): object[] {
     const machine = node.addresses ? [...node.addresses] : nodeAddresses(node);
     const storage = this.stager?.addressOf(node.name);
-    if (!storage) return machine;
+    if (!storage || node.storageAddressUnreported) return machine;
     // Two InternalIPs: the strategic merge keys addresses by type, so the list is replaced whole.
     return [{ $patch: 'replace' }, ...machine, { type: 'InternalIP', address: storage }];
   }

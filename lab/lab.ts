@@ -83,6 +83,11 @@ export interface LabOptions {
    * @default none
    */
   readonly bareMetal?: readonly string[];
+  /**
+   * Ceph-using workers whose kubelet does not post their storage-network address: their Ceph clients
+   * use an address their Node never names (a storage network on a second NIC). @default none
+   */
+  readonly storageAddressUnreported?: readonly string[];
 }
 
 /** How the lab's Ceph behaves. */
@@ -352,8 +357,14 @@ async function bootLab(options: LabOptions): Promise<Lab> {
     for (const name of bareMetal) {
       if (!nodes.some((n) => n.name === name)) throw new Error(`lab: bareMetal names no worker ${name}`);
     }
-    for (const node of nodes)
-      await fleet.register(bareMetal.has(node.name) ? { ...node, providerID: '' } : node);
+    for (const node of nodes) {
+      const unreported = options.storageAddressUnreported?.includes(node.name) ?? false;
+      await fleet.register({
+        ...node,
+        ...(bareMetal.has(node.name) ? { providerID: '' } : {}),
+        ...(unreported ? { storageAddressUnreported: true } : {}),
+      });
+    }
     fleet.start();
     await waitForNodesReady(
       kubeConfig,

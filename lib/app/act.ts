@@ -81,7 +81,12 @@ async function storageFence(
   deps: FencerDeps,
   action: Extract<Action, { kind: 'storage-fence' }>,
 ): Promise<ActionResult> {
-  const target = { node: action.node, addresses: action.addresses, declared: action.declared };
+  const target = {
+    node: action.node,
+    addresses: action.addresses,
+    declared: action.declared,
+    ...(action.witnessed ? { witnessed: action.witnessed } : {}),
+  };
   const outcome = await storageFencerOf(deps).fence(target, {
     dryRun: action.dryRun,
     signal: AbortSignal.timeout(ACTION_BUDGET_MS),

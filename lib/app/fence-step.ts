@@ -166,6 +166,7 @@ async function takeStep(
     claimTtlSeconds: CLAIM_TTL_SECONDS,
     withDisks: history.proofOfOff !== null,
     withStorage: history.isolation?.storage === true,
+    ...(history.witnessed ? { witnessed: history.witnessed } : {}),
     providerBudgetMs: PROVIDER_BUDGET_MS,
   });
   const { observed, decision } = await decideWithRecheck(deps, initial, request, history);

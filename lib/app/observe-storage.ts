@@ -3,7 +3,15 @@
  * fencer serves them, and what the storage cluster lists for the node's addresses now.
  */
 import { isNetworkImageDriver } from '../domain/blocklist.js';
-import type { Fallible, ObservedNode, ObservedStorage, ProviderFault } from '../domain/observation.js';
+import type {
+  Fallible,
+  HolderEvidence,
+  ImageHolder,
+  ObservedNode,
+  ObservedStorage,
+  ProviderFault,
+} from '../domain/observation.js';
+import { holdersCoveredBy } from '../domain/rules/storage-witness.js';
 import {
   parseStorageAddresses,
   ScopeConflictKind,
@@ -11,7 +19,7 @@ import {
   scopeConflicts,
 } from '../domain/storage-scope.js';
 import type { NodeView } from '../ports/cluster.js';
-import type { StorageDaemons, StorageFencer } from '../ports/storage-fencer.js';
+import type { StorageDaemons, StorageFencer, StorageWitness } from '../ports/storage-fencer.js';
 import type { FencerDeps } from './deps.js';
 
 /** The storage fencer that isolates volumes of `driver`, if one is configured. */
@@ -54,6 +62,8 @@ export async function observeStorage(
   nodes: readonly NodeView[],
   drivers: readonly (string | null)[],
   signal: AbortSignal,
+  imageVolumes: readonly string[] = [],
+  alreadyWitnessed: readonly string[] = [],
 ): Promise<ObservedStorage | null> {
   // A fence record's entries name no driver (`null`): the deployment's storage fencer lifts them.
   const fencer =
@@ -62,7 +72,13 @@ export async function observeStorage(
   if (!fencer) return null;
   const addresses = internalIps(node.addresses);
   const { declared, declaredError } = declaredOf(nodes.find((n) => n.name === node.name));
-  const target = { node: node.name, addresses, declared };
+  const others = nodes
+    .filter((n) => n.name !== node.name)
+    .map((n) => ({ name: n.name, addresses: n.addresses.map((a) => a.address) }));
+  const holders = fencer.witness ? await readHolders(deps, fencer.witness, imageVolumes, signal) : undefined;
+  const seen = holders?.ok ? unaccounted(holders.value.holders, [...addresses, ...declared], others) : [];
+  const witnessed = [...new Set([...alreadyWitnessed, ...seen])].sort();
+  const target = { node: node.name, addresses, declared, ...(witnessed.length > 0 ? { witnessed } : {}) };
   let blocklist: Fallible<Awaited<ReturnType<StorageFencer['verify']>>>;
   let daemons: StorageDaemons = { source: 'not read', daemons: [] };
   try {
@@ -76,10 +92,9 @@ export async function observeStorage(
     blocklist = { ok: false, error: faultOf(err) };
   }
   // What would be blocklisted: the fencer's plan when it answered, else the node's own addresses.
-  const entries = blocklist.ok ? blocklist.value.expected.map((e) => e.entry) : [...addresses, ...declared];
-  const others = nodes
-    .filter((n) => n.name !== node.name)
-    .map((n) => ({ name: n.name, addresses: n.addresses.map((a) => a.address) }));
+  const entries = blocklist.ok
+    ? blocklist.value.expected.map((e) => e.entry)
+    : [...addresses, ...declared, ...witnessed];
   const conflicts = scopeConflicts(entries, others, daemons.daemons);
   const otherNodesSharingAddresses = [
     ...new Set(conflicts.filter((c) => c.kind === ScopeConflictKind.OtherNode).map((c) => c.party)),
@@ -92,5 +107,44 @@ export async function observeStorage(
     otherNodesSharingAddresses,
     conflicts,
     blocklist,
+    ...(holders ? { holders } : {}),
+    ...(holders || witnessed.length > 0 ? { witnessed } : {}),
   };
+}
+
+/**
+ * The holders of the node's images, by the storage cluster's witness. The images are named by the
+ * PersistentVolumes of the node's image attachments; one that names no image it can read fails the
+ * reading (a partial answer is not evidence).
+ */
+async function readHolders(
+  deps: FencerDeps,
+  witness: StorageWitness,
+  volumes: readonly string[],
+  signal: AbortSignal,
+): Promise<Fallible<HolderEvidence>> {
+  try {
+    const refs = [];
+    for (const name of [...new Set(volumes)].sort()) {
+      const pv = await deps.cluster.getPersistentVolume(name);
+      const ref = pv?.attributes ? witness.imageOf(pv.attributes) : null;
+      if (pv === null) continue; // deleted since: nothing of it is left to hold
+      if (ref === null) throw new Error(`PersistentVolume ${name} names no image the witness can read`);
+      refs.push(ref);
+    }
+    return { ok: true, value: await witness.holders(refs, { signal }) };
+  } catch (err) {
+    return { ok: false, error: faultOf(err) };
+  }
+}
+
+/** Holder addresses that neither the node's own entries nor another Node's addresses account for. */
+function unaccounted(
+  holders: readonly ImageHolder[],
+  own: readonly string[],
+  others: readonly { readonly addresses: readonly string[] }[],
+): string[] {
+  const accounted = [...own, ...others.flatMap((o) => o.addresses)];
+  const covered = new Set(holdersCoveredBy(holders, accounted).map((h) => h.address));
+  return [...new Set(holders.map((h) => h.address).filter((a) => !covered.has(a)))].sort();
 }

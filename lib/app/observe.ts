@@ -48,6 +48,8 @@ export interface ObserveOptions {
    * storage clients, and Kubernetes may clear the VolumeAttachments before the blocklist is confirmed.
    */
   readonly withStorage?: boolean;
+  /** Addresses the run's witness showed holding the node's images: still fenced (RunHistory.witnessed). */
+  readonly witnessed?: readonly string[];
 }
 
 /**
@@ -394,7 +396,17 @@ export async function observe(
   const [{ instance, fencer, ref }, storage] = node
     ? await Promise.all([
         observeInstance(deps, node, clusterRead.nodes, cluster, options),
-        observeStorage(deps, node, clusterRead.nodes, [...images, ...recorded], signal),
+        observeStorage(
+          deps,
+          node,
+          clusterRead.nodes,
+          [...images, ...recorded],
+          signal,
+          workload.volumeAttachments.flatMap((va) =>
+            va.image && va.persistentVolume ? [va.persistentVolume] : [],
+          ),
+          options.witnessed,
+        ),
       ])
     : [{ instance: null, fencer: null, ref: null }, null];
   return {

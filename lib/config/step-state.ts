@@ -80,6 +80,7 @@ export const runHistorySchema = z
     storageFenceRequestedAt: nullableIso.optional(),
     proofOfOff: powerEvidenceSchema.nullable(),
     taintedAt: nullableIso,
+    witnessed: z.array(z.string().max(64)).max(16).optional(),
     steps: z.array(stepRecordSchema).max(100),
   })
   .strict()

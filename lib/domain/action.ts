@@ -47,6 +47,8 @@ export interface StorageFenceAction {
   readonly addresses: readonly string[];
   /** The storage addresses the Node declares (its `kube-fencer.io/storage-addresses` annotation). */
   readonly declared: readonly string[];
+  /** Addresses the storage cluster's witness shows holding the node's images, fenced too. */
+  readonly witnessed?: readonly string[];
   readonly dryRun: boolean;
 }
 

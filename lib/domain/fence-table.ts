@@ -39,6 +39,7 @@ import {
   watchesGone,
 } from './rules/storage.js';
 import { awayFromStorageDaemons, declaredAddressesValid } from './rules/storage-scope.js';
+import { watchersGone, witnessObserved } from './rules/storage-witness.js';
 import { PollSeconds } from './timing.js';
 
 /** Unreachable when the table is complete (a property test asserts it); waiting is the safe default. */
@@ -81,6 +82,7 @@ export const FENCE_TABLE: readonly Rule<FenceContext>[] = [
   inFlightWithinLimits,
   // Storage isolation (rule 1 for network images)
   storageObserved,
+  witnessObserved,
   // Power (rule 1, first half; rule 8)
   instanceStoppable,
   powerObserved,
@@ -91,6 +93,7 @@ export const FENCE_TABLE: readonly Rule<FenceContext>[] = [
   // Release (rule 1, second half; rules 5, 6)
   stillOff,
   stillIsolated,
+  watchersGone,
   watchesGone,
   addTaint,
   clearStaleRecord,

@@ -57,6 +57,12 @@ export interface RunHistory {
   readonly proofOfOff: PowerEvidence | null;
   /** When a NoExecute out-of-service taint was first seen on the node after the proof. */
   readonly taintedAt: string | null;
+  /**
+   * Addresses the storage cluster's witness showed holding the node's images once the run had committed
+   * (or as it committed): fenced for the rest of the run, whatever the witness shows later (a fenced
+   * client's watch goes, and its address must stay covered). Absent: none.
+   */
+  readonly witnessed?: readonly string[];
   /** The most recent steps, oldest first, at most {@link MAX_STEPS}. */
   readonly steps: readonly StepRecord[];
 }
@@ -210,8 +216,11 @@ export function record(history: RunHistory, decision: StepOutcome, observation: 
     reason: decision.reason,
     rule: decision.rule ?? null,
   };
+  const seen = decidedToFenceAt !== null ? (observation.storage?.witnessed ?? []) : [];
+  const witnessed = [...new Set([...(history.witnessed ?? []), ...seen])].sort();
   return {
     ...history,
+    ...(witnessed.length > 0 ? { witnessed } : {}),
     target,
     decidedToFenceAt,
     isolation,

@@ -176,6 +176,27 @@ export interface ObservedWorkload {
   readonly imagesInUse?: readonly string[];
 }
 
+/** A client the storage cluster reports holding an image (a watcher of its header object). */
+export interface ImageHolder {
+  /** `pool/image`. */
+  readonly image: string;
+  /** The client's IP address, as the storage cluster sees it. */
+  readonly address: string;
+  /** The client's own name there (`client.4156`), for evidence. */
+  readonly client: string;
+}
+
+/** One reading of the holders of a node's images, straight from the storage cluster. */
+export interface HolderEvidence {
+  /** How they were read (`rbd status as client.kube-fencer-witness`). */
+  readonly source: string;
+  /** When, ISO 8601. */
+  readonly observedAt: string;
+  /** The images asked about (`pool/image`). */
+  readonly images: readonly string[];
+  readonly holders: readonly ImageHolder[];
+}
+
 /** The node's storage clients, as the storage system sees them (Ceph's OSD blocklist). */
 export interface ObservedStorage {
   /** The storage system whose fencer isolates the node's images, e.g. `ceph-rbd`. */
@@ -193,6 +214,16 @@ export interface ObservedStorage {
   readonly otherNodesSharingAddresses: readonly string[];
   /** Every entry to be blocklisted that covers another Node's or a storage daemon's address. */
   readonly conflicts: readonly ScopeConflict[];
+  /**
+   * What the storage cluster itself reports holding the node's images (each image's watchers, read by
+   * the storage fencer's witness): absent when the deployment has no witness.
+   */
+  readonly holders?: Fallible<HolderEvidence>;
+  /**
+   * Addresses the witness shows holding one of the node's images that neither the node's own entries
+   * nor another Node's addresses account for: fenced too (a storage network the kubelet does not report).
+   */
+  readonly witnessed?: readonly string[];
   /** The blocklist entries the node needs, and what the storage cluster lists. */
   readonly blocklist: Fallible<BlocklistEvidence>;
 }

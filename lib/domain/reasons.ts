@@ -49,6 +49,8 @@ export const Reason = {
   StorageAuthRefused: 'StorageAuthRefused',
   StorageCommandFailed: 'StorageCommandFailed',
   BlocklistNotConfirmed: 'BlocklistNotConfirmed',
+  WitnessUnreadable: 'WitnessUnreadable',
+  WatchersRemain: 'WatchersRemain',
   // Releasing volumes
   OutOfServiceUnsupported: 'OutOfServiceUnsupported',
   DrainNotComplete: 'DrainNotComplete',
@@ -114,6 +116,8 @@ export const REASON_SENTENCES: Readonly<Record<Reason, string>> = {
   StorageCommandFailed: 'The storage cluster ran the fencing command and said it failed.',
   BlocklistNotConfirmed:
     "The storage cluster did not show every entry of the node's blocklist before the deadline.",
+  WitnessUnreadable: "The storage cluster's witness (the images' watchers) could not be read.",
+  WatchersRemain: "The storage cluster still shows a watcher of the node's images at a fenced address.",
   OutOfServiceUnsupported: 'The API server is older than 1.26 and cannot act on the out-of-service taint.',
   DrainNotComplete: "The node's pods, VolumeAttachments or disks did not clear before the deadline.",
   PodToleratesOutOfService:

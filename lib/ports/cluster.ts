@@ -109,6 +109,8 @@ export interface VolumeAttachmentFilter {
 export interface PersistentVolumeView extends SweepPersistentVolume {
   /** For a node-bound (local) PV, the nodes its affinity names (`kubernetes.io/hostname`). */
   readonly nodeNames?: readonly string[];
+  /** `spec.csi.volumeAttributes` (ceph-csi: `pool`, `imageName`, `clusterID`), when read one by one. */
+  readonly attributes?: Readonly<Record<string, string>>;
 }
 
 export interface PersistentVolumeClaimView {

@@ -1,4 +1,5 @@
 import type { BlocklistEvidence, FenceEntry, ListedFenceEntry } from '../domain/blocklist.js';
+import type { HolderEvidence } from '../domain/observation.js';
 import type { AddressHolder } from '../domain/storage-scope.js';
 
 /** A node to isolate at the storage layer. */
@@ -12,6 +13,25 @@ export interface StorageFenceTarget {
    * `kube-fencer.io/storage-addresses`, already validated), fenced too.
    */
   readonly declared?: readonly string[];
+  /** Addresses the storage cluster's witness shows holding the node's images, fenced too (single IPs). */
+  readonly witnessed?: readonly string[];
+}
+
+/** One of the node's images, as its PersistentVolume names it. */
+export interface StorageImageRef {
+  readonly pool: string;
+  readonly image: string;
+}
+
+/**
+ * The storage cluster's own account of who holds images (Ceph: each image's watchers, read with a
+ * read-only user): a witness independent of what the node's kubelet reports.
+ */
+export interface StorageWitness {
+  /** The image a PersistentVolume of this storage names (`spec.csi.volumeAttributes`), or null. */
+  imageOf(attributes: Readonly<Record<string, string>>): StorageImageRef | null;
+  /** The clients holding each image now. Throws when any image cannot be read: a partial answer proves nothing. */
+  holders(images: readonly StorageImageRef[], options?: StorageCallOptions): Promise<HolderEvidence>;
 }
 
 /** The storage cluster's own daemons and their addresses: a fence must never cover them. */
@@ -96,6 +116,8 @@ export type StorageFault = (typeof StorageFault)[keyof typeof StorageFault];
 export interface StorageFencer {
   /** The storage system, e.g. `ceph-rbd`. */
   readonly storage: string;
+  /** The storage cluster's own witness of who holds images, where the deployment has one. */
+  readonly witness?: StorageWitness;
   /** Whether this fencer isolates volumes like `volume` (by its CSI driver). */
   fencesVolume(volume: StorageVolumeRef): boolean;
   /**

@@ -1,13 +1,19 @@
 /** Helpers for tests against the lab's Ceph: the fencer's settings for it, and what to wait for. */
 
+import { writeFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
+import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { Watcher } from '../../lab/ceph/admin-client.js';
 import type { CephLab } from '../../lab/ceph/ceph-lab.js';
 import type { Holder, HolderEvent } from '../../lab/ceph/holder.js';
 import { eventually } from '../../lab/kube-wait.js';
 import { CephRbdStorageFencer } from '../../lib/adapters/ceph-rbd/ceph-storage-fencer.js';
-import { type CephRbdSettingsInput, parseCephRbdSettings } from '../../lib/adapters/ceph-rbd/settings.js';
+import {
+  CEPH_ENV,
+  type CephRbdSettingsInput,
+  parseCephRbdSettings,
+} from '../../lib/adapters/ceph-rbd/settings.js';
 
 /** The fencer's settings for the lab's mgr: its restful key, and its self-signed certificate pinned. */
 export const cephSettingsFor = (ceph: CephLab, overrides: Partial<CephRbdSettingsInput> = {}) =>
@@ -109,4 +115,24 @@ export async function holdLocked(ceph: CephLab, node: string, image: string): Pr
   if (holder.state !== 'locked')
     throw new Error(`${node} could not lock ${image}: ${JSON.stringify(holder.events().at(-1))}`);
   return holder;
+}
+
+/**
+ * The environment that gives the fencer Ceph's own witness: a read-only cephx user
+ * (`client.kube-fencer-witness`: `mon 'allow r'`, `osd 'profile rbd-read-only pool=<pool>'`), its keyring in the lab
+ * run's folder, and the lab's ceph.conf for the mons. Created on first use.
+ */
+export async function witnessEnv(ceph: CephLab): Promise<Record<string, string>> {
+  const { outb } = await ceph.admin.mon({
+    prefix: 'auth get-or-create',
+    entity: 'client.kube-fencer-witness',
+    caps: ['mon', 'allow r', 'osd', `profile rbd-read-only pool=${ceph.pool}`],
+  });
+  const keyring = join(ceph.runDir, 'ceph.client.kube-fencer-witness.keyring');
+  writeFileSync(keyring, outb);
+  return {
+    [CEPH_ENV.witnessUser]: 'kube-fencer-witness',
+    [CEPH_ENV.witnessKeyring]: keyring,
+    [CEPH_ENV.conf]: ceph.conf,
+  };
 }

@@ -9,6 +9,7 @@ import type {
   StorageLiftRequest,
   StorageMutationOptions,
   StorageVolumeRef,
+  StorageWitness,
 } from '../../ports/storage-fencer.js';
 import { evaluateBlocklist, type ListedEntry } from './blocklist.js';
 import { addCommand, type BlocklistDialect, type MonCommand, removeCommand } from './commands.js';
@@ -20,6 +21,7 @@ import { assertSomethingToFence, isRbdDriver, planEntries, recordedEntry } from 
 import { renewEntries } from './renew.js';
 import { RestfulClient } from './restful-client.js';
 import type { CephRbdSettings } from './settings.js';
+import { RbdStatusWitness } from './witness.js';
 
 /** Configuration of {@link CephRbdStorageFencer}. */
 export interface CephRbdStorageFencerProps {
@@ -50,6 +52,7 @@ const withoutUntil = ({ kind, entry, source }: FenceEntry): FenceEntry => ({ kin
  */
 export class CephRbdStorageFencer implements StorageFencer {
   readonly storage = 'ceph-rbd';
+  readonly witness: StorageWitness | undefined;
   readonly #settings: CephRbdSettings;
   readonly #client: RestfulClient;
   readonly #logger: CephFencerLogger;
@@ -74,6 +77,9 @@ export class CephRbdStorageFencer implements StorageFencer {
       });
     this.#logger = props.logger ?? silentLogger;
     this.#now = props.now ?? (() => new Date());
+    this.witness = props.settings.witness
+      ? new RbdStatusWitness(props.settings.witness, this.#now)
+      : undefined;
   }
 
   fencesVolume(volume: StorageVolumeRef): boolean {

@@ -45,6 +45,17 @@ function rangesOf(target: StorageFenceTarget, settings: PlanSettings): { range: 
     if (why) throw new CephInputError(`node ${target.node}: refusing to fence declared ${declared}: ${why}`);
     if (!out.has(rangeText(range))) out.set(rangeText(range), `declared storage address ${declared}`);
   }
+  for (const address of target.witnessed ?? []) {
+    const ip = canonicalIp(address);
+    if (!ip)
+      throw new CephInputError(
+        `node ${target.node}: watcher address ${JSON.stringify(address)} is not an IP`,
+      );
+    const range = parseRange(ip);
+    const why = unfenceableReason(range);
+    if (why) throw new CephInputError(`node ${target.node}: refusing to fence watcher address ${ip}: ${why}`);
+    if (!out.has(rangeText(range))) out.set(rangeText(range), `watcher address ${ip} (Ceph's witness)`);
+  }
   for (const configured of settings.extraRanges[target.node] ?? []) {
     if (!out.has(configured)) out.set(configured, `configured range ${configured}`);
   }

@@ -73,6 +73,19 @@ export const cephRbdSettingsSchema = z
     csiDrivers: z.array(z.string().min(1)).max(16).default([]),
     /** On a cluster without ranges, a range is fenced address by address, up to this many. */
     maxAddressesPerRange: z.number().int().min(1).max(4096).default(256),
+    /**
+     * Ceph's own witness of who holds the node's images (`rbd status` as a read-only user: see
+     * witness.ts). Absent: the fence covers the addresses the Node reports, and nothing checks them.
+     */
+    witness: z
+      .strictObject({
+        user: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'a cephx user name without client.'),
+        keyring: z.string().min(1).max(4096),
+        monHost: z.string().min(1).max(1024).optional(),
+        conf: z.string().min(1).max(4096).optional(),
+        rbdPath: z.string().min(1).max(4096).optional(),
+      })
+      .optional(),
   })
   .refine((s) => s.minRemainingSeconds < s.blocklistExpireSeconds, {
     message: 'minRemainingSeconds must be shorter than blocklistExpireSeconds',
@@ -104,6 +117,11 @@ export const CEPH_ENV = {
   fingerprint: 'FENCER_CEPH_CERT_SHA256',
   expireSeconds: 'FENCER_CEPH_BLOCKLIST_EXPIRE_SECONDS',
   extraRanges: 'FENCER_CEPH_EXTRA_RANGES',
+  /** The witness's read-only cephx user (without `client.`): set, the fencer reads each image's watchers. */
+  witnessUser: 'FENCER_CEPH_WITNESS_ID',
+  witnessKeyring: 'FENCER_CEPH_WITNESS_KEYRING',
+  monHost: 'FENCER_CEPH_MON_HOST',
+  conf: 'FENCER_CEPH_CONF',
 } as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -158,6 +176,16 @@ export function cephRbdSettingsFromEnv(
     ...(expire ? { blocklistExpireSeconds: Number(expire) } : {}),
     ...(env[CEPH_ENV.extraRanges]
       ? { extraRanges: jsonOrUndefined(CEPH_ENV.extraRanges, env[CEPH_ENV.extraRanges]) }
+      : {}),
+    ...(env[CEPH_ENV.witnessUser]
+      ? {
+          witness: {
+            user: env[CEPH_ENV.witnessUser],
+            keyring: env[CEPH_ENV.witnessKeyring],
+            ...(env[CEPH_ENV.monHost] ? { monHost: env[CEPH_ENV.monHost] } : {}),
+            ...(env[CEPH_ENV.conf] ? { conf: env[CEPH_ENV.conf] } : {}),
+          },
+        }
       : {}),
   });
 }

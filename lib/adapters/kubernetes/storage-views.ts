@@ -86,6 +86,7 @@ export const toPersistentVolumeView = (pv: V1PersistentVolume): PersistentVolume
     nodeBound: Boolean(spec?.local ?? spec?.hostPath),
     phase: pv.status?.phase,
     ...(spec?.local || spec?.hostPath ? { nodeNames: hostnamesOf(pv) } : {}),
+    ...(spec?.csi?.volumeAttributes ? { attributes: { ...spec.csi.volumeAttributes } } : {}),
   };
 };
 

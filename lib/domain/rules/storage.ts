@@ -36,6 +36,7 @@ export const storageFence = (ctx: FenceContext): StorageFenceAction => ({
   node: ctx.request.node,
   addresses: ctx.observation.storage?.addresses ?? [],
   declared: ctx.observation.storage?.declared ?? [],
+  ...(ctx.observation.storage?.witnessed?.length ? { witnessed: ctx.observation.storage.witnessed } : {}),
   dryRun: ctx.request.dryRun,
 });
 

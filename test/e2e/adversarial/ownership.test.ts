@@ -74,16 +74,18 @@ describe('adversarial: taint, never delete; touch only what is yours (SAFETY.md 
     await addTaintByHand(lab, 'node-c', { key: KEY, value: 'drain-by-operator', effect: 'NoSchedule' });
     await lab.cut('node-c');
     await waitNodeNotReady(lab, 'node-c');
-    await waitLeaseOlderThan(lab, 'node-c', LEASE_GRACE_SECONDS + 1);
+    // Two seconds past the grace: the fencer ages the Lease on the API server's Date, to the second.
+    await waitLeaseOlderThan(lab, 'node-c', LEASE_GRACE_SECONDS + 2);
 
     const fenced = await fence(lab, 'node-c', ['--drain-deadline', '60']);
 
+    // The outcome first, with the whole report, so that a refusal names its reason.
+    expect(fenced.report?.outcome, JSON.stringify(fenced.report)).toBe('fenced');
+    expect(fenced.code).toBe(0);
     // The fencer releases through its own NoExecute taint, added beside the other party's.
     expect(await taintsOn(lab, 'node-c')).toEqual(
       expect.arrayContaining([SOMEONE_ELSES_NO_SCHEDULE, OUT_OF_SERVICE]),
     );
-    expect(fenced.report?.outcome).toBe('fenced');
-    expect(fenced.code).toBe(0);
 
     await lab.restore('node-c');
     await waitNodeReady(lab, 'node-c');

@@ -81,6 +81,7 @@ describe('decide: the fence table', () => {
       'in-flight-within-limits',
       // storage isolation (rule 1 for network images): a storage API error is not evidence
       'storage-observed',
+      'witness-observed',
       // power and storage fence (rules 1, 8)
       'instance-stoppable',
       'power-observed',
@@ -91,6 +92,7 @@ describe('decide: the fence table', () => {
       // release (rules 1, 5, 6, 9): each proof re-checked, an image's old watch outlived
       'still-off',
       'still-isolated',
+      'watchers-gone',
       'watches-gone',
       'add-taint',
       'clear-stale-record',

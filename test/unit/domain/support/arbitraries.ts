@@ -50,6 +50,8 @@ export interface RunConfig {
   readonly volumes: 'disks' | 'images' | 'mixed';
   /** A storage fencer (Ceph) is configured for the images. */
   readonly storageFencer: boolean;
+  /** The storage fencer has Ceph's own witness (each image's watchers). */
+  readonly witness: boolean;
   /** The node has no providerID and no machine the fencer knows (bare metal); only with images. */
   readonly bareMetal: boolean;
   /** Another Node reports the node's InternalIP (a stale or hand-made Node). */
@@ -126,6 +128,7 @@ export const runConfigArb: fc.Arbitrary<RunConfig> = fc.record({
   toleratingHolder: weighted([1, true], [7, false]),
   volumes: weighted<RunConfig['volumes']>([4, 'disks'], [2, 'images'], [1, 'mixed']),
   storageFencer: weighted([3, true], [1, false]),
+  witness: weighted([1, true], [1, false]),
   bareMetal: weighted([1, true], [4, false]),
   addressShared: weighted([1, true], [19, false]),
   imagesReportedInUse: weighted([1, true], [3, false]),
@@ -171,6 +174,8 @@ export interface StepFaults {
   readonly storageFault: 'MgrUnreachable' | 'AuthRefused' | 'CommandFailed' | null;
   /** Someone removes the node's blocklist entries (or they lapse). */
   readonly blocklistLapse: boolean;
+  /** The storage cluster's witness cannot be read this step. */
+  readonly witnessFault: boolean;
   /** Whether the world moves on this step (the instance finishes stopping, PodGC runs...). */
   readonly progress: boolean;
 }
@@ -228,6 +233,7 @@ export const stepFaultsArb: fc.Arbitrary<StepFaults> = fc.record({
     [1, 'CommandFailed'],
   ),
   blocklistLapse: rare(60),
+  witnessFault: rare(20),
   foreignTaint: weighted<StepFaults['foreignTaint']>(
     [60, null],
     [
@@ -303,5 +309,6 @@ export const chaosStateArb: fc.Arbitrary<Omit<SimState, 'at' | 'resourceVersion'
     nodeUid: weighted([20, 'uid-worker-1'], [1, 'uid-other']),
     nodeInstance: weighted([20, INSTANCE], [1, 'i-0aaaaaaaaaaaaaaa1']),
     blocklist: fc.constantFrom<string[]>([], ['10.0.1.23/32'], ['10.0.1.23:0/3123456789']),
+    watchHeld: fc.boolean(),
   })
   .map(({ marks, ...rest }) => ({ ...rest, ...marks }));

@@ -103,6 +103,7 @@ export const CALM: StepFaults = {
   foreignTaint: null,
   storageFault: null,
   blocklistLapse: false,
+  witnessFault: false,
   progress: true,
 };
 
@@ -321,6 +322,23 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
           expect(decisions.every((d) => d.action === null)).toBe(true);
           const reason = why === 'old-server' ? 'OutOfServiceUnsupported' : 'InstanceNotStoppable';
           expect(decisions.at(-1)).toMatchObject({ phase: 'Refused', reason });
+        },
+      ),
+    },
+    {
+      name: 'refuses an opted-out node, before any action, whatever else is true of it',
+      numRuns: runs(50),
+      property: fc.property(
+        runConfigArb.filter((c) => !c.request.dryRun),
+        (config) => {
+          const optedOut = { ...CALM, optedOut: true };
+          const decisions = runInWorld(
+            decide,
+            config,
+            Array.from({ length: 10 }, () => optedOut),
+          );
+          expect(decisions.every((d) => d.action === null)).toBe(true);
+          expect(decisions.at(-1)?.done).toBe(true);
         },
       ),
     },

@@ -15,6 +15,7 @@ import type {
   RunHistory,
   TaintSnapshot,
 } from '../../../../lib/domain/index.js';
+import { holdersCoveredBy } from '../../../../lib/domain/rules/storage-witness.js';
 import { NODE } from './fixtures.js';
 
 const OFF = new Set(['stopped', 'terminated', 'not-found']);
@@ -282,6 +283,8 @@ export class FenceOracle {
       fail('committed to a storage fence of a node whose storage-addresses annotation is malformed');
     if (needs.storage && observation.storage?.conflicts.some((c) => c.kind === 'storage-daemon'))
       fail("committed to blocklist a storage daemon's address");
+    if (needs.storage && observation.storage?.holders?.ok === false)
+      fail('rule 1: committed to a storage fence while the storage witness could not be read');
     this.decidedAt = decidedAt;
     this.needs = needs;
     this.listedBefore = new Set(blocklistOf(observation)?.found.map((e) => e.entry) ?? []);
@@ -355,6 +358,15 @@ export class FenceOracle {
     const power = powerOf(observation);
     const needs = this.needs;
     if (this.request.dryRun) fail('a dry run released something');
+    // Ceph's own witness, where there is one: nothing released while it is unreadable, or while it shows a
+    // watcher of the node's images at an address the fence covers.
+    const holders = observation.storage?.holders;
+    if (needs?.storage && holders !== undefined) {
+      if (!holders.ok) fail('rule 1: released while the storage witness could not be read');
+      const entries = blocklistOf(observation)?.expected.map((e) => e.entry) ?? [];
+      if (holders.ok && holdersCoveredBy(holders.value.holders, entries).length > 0)
+        fail('rule 1: released while Ceph shows a watcher at a fenced address');
+    }
     if (this.decidedAt === null || needs === null) {
       fail('release before the run committed');
       return;

@@ -66,6 +66,11 @@ export interface SimState {
   readonly nodeInstance: string;
   /** The storage cluster's blocklist, by canonical entry. */
   readonly blocklist: readonly string[];
+  /**
+   * The node's client still watches its image (a zombie, or a live node): the OSDs drop the watch on
+   * the first step the world moves after the node's entry is listed.
+   */
+  readonly watchHeld: boolean;
 }
 
 /** The node's one blocklist entry: its InternalIP as a range. */
@@ -121,6 +126,7 @@ export function initialState(config: RunConfig): SimState {
     nodeUid: 'uid-worker-1',
     nodeInstance: INSTANCE,
     blocklist: [],
+    watchHeld: config.volumes !== 'disks',
   };
 }
 
@@ -150,6 +156,7 @@ function kubernetesProgress(state: SimState, faults: StepFaults, config: RunConf
 export function evolve(state: SimState, faults: StepFaults, config: RunConfig): SimState {
   let next: SimState = { ...state, at: state.at + faults.dt };
   if (faults.progress) {
+    if (next.blocklist.includes(NODE_RANGE)) next = { ...next, watchHeld: false };
     next = kubernetesProgress(next, faults, config);
     const dataDisk =
       next.attachments.length === 0 && next.dataDisk !== 'detached'
@@ -254,6 +261,22 @@ function observeStorage(
       config.scopeFault === 'daemon'
         ? [{ kind: 'storage-daemon', entry: NODE_RANGE, party: 'mon.a', address: NODE_IP }]
         : [],
+    ...(config.witness
+      ? {
+          witnessed: [],
+          holders: faults.witnessFault
+            ? { ok: false, error: { name: 'CephApiError', message: 'rbd status: generated' } }
+            : {
+                ok: true,
+                value: {
+                  source: 'rbd status as client.witness',
+                  observedAt: t(answeredAt),
+                  images: ['rbd/db'],
+                  holders: state.watchHeld ? [{ image: 'rbd/db', address: NODE_IP, client: 'client.1' }] : [],
+                },
+              },
+        }
+      : {}),
     blocklist:
       faults.storageFault !== null
         ? { ok: false, error: { name: 'ProviderApiError', message: 'generated', code: faults.storageFault } }

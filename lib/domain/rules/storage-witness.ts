@@ -1,0 +1,77 @@
+/**
+ * Ceph's own witness (SAFETY.md rules 1 and 2): the addresses the kubelet reports are the node's word;
+ * the watchers the storage cluster shows on the node's images are the storage cluster's. Where the
+ * deployment has a witness, every address it shows holding one of the node's images is fenced as well
+ * (observe-storage puts it among the entries), no decision is taken while it cannot be read, and no
+ * image is released while a watcher remains at an address the fence covers: the blocklist is
+ * confirmed on the list, the isolation on the images themselves.
+ */
+
+import { Compliant, halt, NotApplicable } from '../decision.js';
+import type { ImageHolder } from '../observation.js';
+import { Phase } from '../phases.js';
+import { Reason } from '../reasons.js';
+import { blocksOverlap, entryBlock, type IpBlock, parseIpBlock } from '../storage-scope.js';
+import { PollSeconds } from '../timing.js';
+import { committed, type FenceRule, proven, stagePhase } from './context.js';
+import { waitOrExpire } from './deadline.js';
+
+const blocksOf = (entries: readonly string[]): IpBlock[] =>
+  entries.map(entryBlock).filter((b): b is IpBlock => typeof b !== 'string');
+
+/** The holders whose address one of `entries` covers. */
+export function holdersCoveredBy(holders: readonly ImageHolder[], entries: readonly string[]): ImageHolder[] {
+  const blocks = blocksOf(entries);
+  return holders.filter((h) => {
+    const block = parseIpBlock(h.address);
+    return typeof block !== 'string' && blocks.some((b) => blocksOverlap(b, block));
+  });
+}
+
+const describe = (holders: readonly ImageHolder[]): string =>
+  holders.map((h) => `${h.image} watched by ${h.client} at ${h.address}`).join('; ');
+
+export const witnessObserved: FenceRule = {
+  id: 'witness-observed',
+  contract:
+    "SAFETY.md rule 1: no storage decision or release while the storage cluster's witness cannot be read",
+  check: (ctx) => {
+    const holders = ctx.observation.storage?.holders;
+    if (!ctx.plan.storage || holders === undefined || holders.ok) return NotApplicable;
+    const evidence = [`witness: ${holders.error.name}: ${holders.error.message}`];
+    // Refused credentials do not mend themselves: before the commitment, the run ends at once.
+    if (holders.error.code === 'AuthRefused' && !committed(ctx)) {
+      return halt(Phase.Refused, Reason.WitnessUnreadable, evidence);
+    }
+    return waitOrExpire(
+      ctx,
+      stagePhase(ctx),
+      PollSeconds.ProviderRetry,
+      "The watchers of the node's images could not be read; asking the storage cluster again.",
+      evidence,
+      Reason.WitnessUnreadable,
+    );
+  },
+};
+
+export const watchersGone: FenceRule = {
+  id: 'watchers-gone',
+  contract:
+    'SAFETY.md rule 1: release an image only once the storage cluster shows no watcher left at a fenced address',
+  check: (ctx) => {
+    const storage = ctx.observation.storage;
+    const holders = storage?.holders;
+    if (!ctx.plan.storage || !proven(ctx) || holders === undefined || !holders.ok) return NotApplicable;
+    const entries = (ctx.blocklist?.expected ?? []).map((e) => e.entry);
+    const left = holdersCoveredBy(holders.value.holders, entries);
+    if (left.length === 0) return Compliant;
+    return waitOrExpire(
+      ctx,
+      stagePhase(ctx),
+      PollSeconds.ConfirmOff,
+      'The blocklist is confirmed; waiting for the OSDs to drop the fenced watchers.',
+      [`${holders.value.source} at ${holders.value.observedAt}: ${describe(left)}`],
+      Reason.WatchersRemain,
+    );
+  },
+};

@@ -1,0 +1,112 @@
+/**
+ * Ceph's own witness (SAFETY.md rules 1 and 2): node-a, bare metal, reaches Ceph over a storage network
+ * its kubelet does not report (its Node names only its machine's address), so a fence built from the
+ * Node's word alone blocklists an address Ceph never sees, and the zombie keeps its watch and its
+ * writes. With the witness (`rbd status` as a read-only user), the fencer learns from Ceph that the
+ * image is held from node-a's storage address, blocklists that address as well, and taints only once
+ * Ceph shows no watcher left there: asserted from Ceph itself, sampled every 100 ms through the run.
+ */
+import { CoreV1Api } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Holder } from '../../lab/ceph/holder.js';
+import type { Lab } from '../../lab/lab.js';
+import { cephOf, waitForRbdRecovery, writesLandedAfter } from '../../lab/scenarios/rbd-incident.js';
+import type { StatefulApp } from '../../lab/scenarios/stateful-app.js';
+import {
+  EBLOCKLISTED,
+  expectOnlyWatchersAt,
+  waitBlocklistedWrite,
+  watcherIp,
+  witnessEnv,
+} from '../support/ceph.js';
+import { labWithCutRbdNode } from '../support/cut-node.js';
+import { startFencer } from '../support/fencer-cli.js';
+import { taintsOf } from '../support/lab-waits.js';
+
+const OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service=nodeshutdown:NoExecute';
+
+describe('a node whose Ceph client uses an address its Node does not report, fenced with Ceph’s witness', () => {
+  let lab: Lab;
+  let app: StatefulApp;
+  let zombie: Holder;
+  let storageIp: string;
+
+  beforeAll(async () => {
+    ({ lab, app, zombie } = await labWithCutRbdNode({
+      bareMetal: ['node-a'],
+      storageAddressUnreported: ['node-a'],
+    }));
+    storageIp = cephOf(lab).address('node-a');
+  });
+  afterAll(async () => {
+    await lab?.stop();
+  });
+
+  it('is a world the Node’s word cannot fence: its InternalIPs do not hold the one address Ceph sees', async () => {
+    const node = await lab.kubeConfig.makeApiClient(CoreV1Api).readNode({ name: 'node-a' });
+    const reported = (node.status?.addresses ?? []).map((a) => a.address);
+    expect(reported).not.toContain(storageIp);
+    const watchers = await cephOf(lab).watchers(app.volumeId);
+    expect(watchers.map((w) => watcherIp(w.addr))).toEqual([storageIp]);
+  });
+
+  it('blocklists the address Ceph shows holding the image, and taints only once no watcher is left there', {
+    timeout: 180_000,
+  }, async () => {
+    const ceph = cephOf(lab);
+    const core = lab.kubeConfig.makeApiClient(CoreV1Api);
+    // Ceph's view and the taint, sampled together every 100 ms while the fencer runs.
+    const samples: { tainted: boolean; atStorageIp: boolean }[] = [];
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const [watchers, node] = await Promise.all([
+          ceph.watchers(app.volumeId),
+          core.readNode({ name: 'node-a' }),
+        ]);
+        samples.push({
+          tainted: (node.spec?.taints ?? []).some((t) => t.key === 'node.kubernetes.io/out-of-service'),
+          atStorageIp: watchers.some((w) => watcherIp(w.addr) === storageIp),
+        });
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    const run = startFencer(
+      lab,
+      ['fence', 'node-a', '--lease-grace', '40', '--output', 'json', '--timeout', '2m'],
+      undefined,
+      await witnessEnv(ceph),
+    );
+    const { code, report, stderr } = await run.done.finally(() => {
+      sampling = false;
+    });
+    await sampler;
+
+    expect(stderr).toBe('');
+    expect(code, JSON.stringify(report)).toBe(0);
+    expect(report?.outcome).toBe('fenced');
+    const entries = report?.storageProof?.found.map((e) => e.entry) ?? [];
+    expect(entries).toContain(`${storageIp}/32`);
+    expect(report?.storageProof?.found.find((e) => e.entry === `${storageIp}/32`)?.source).toMatch(/witness/);
+    // From Ceph, not from the report: never a sample with the taint on and a watcher at node-a's address.
+    expect(samples.length).toBeGreaterThan(5);
+    expect(samples.filter((s) => s.tainted && s.atStorageIp)).toEqual([]);
+    expect(samples.some((s) => s.tainted)).toBe(true);
+    expect(await taintsOf(lab, 'node-a')).toContain(OUT_OF_SERVICE);
+    // The fence record names the witnessed address, so `unfence` lifts it.
+    const record = JSON.parse(
+      (await core.readNode({ name: 'node-a' })).metadata?.annotations?.['kube-fencer.io/fence-record'] ??
+        '{}',
+    );
+    expect(record.blocklist).toContain(`${storageIp}/32`);
+  });
+
+  it('stops the zombie: its writes fail with the blocklist error, and the replacement holds the image on node-b', async () => {
+    const ceph = cephOf(lab);
+    expect((await waitBlocklistedWrite(zombie)).errno).toBe(EBLOCKLISTED);
+    const client = await waitForRbdRecovery(lab, app, 'node-b');
+    expect(client.state).toBe('locked');
+    await expectOnlyWatchersAt(ceph, app.volumeId, [ceph.address('node-b')]);
+    expect(writesLandedAfter(zombie, Date.now() / 1000)).toEqual([]);
+  });
+});
