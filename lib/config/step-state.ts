@@ -70,6 +70,7 @@ export const runHistorySchema = z
         // None for a node fenced at the storage layer alone (bare metal).
         provider: z.string().max(32).nullable(),
         instanceId: z.string().max(64),
+        launchTime: iso.optional(),
       })
       .nullable(),
     decidedToFenceAt: nullableIso,

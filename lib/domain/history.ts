@@ -33,6 +33,12 @@ export interface FenceTarget {
   readonly nodeUid: string;
   readonly provider: ProviderName | null;
   readonly instanceId: string;
+  /**
+   * The machine's launch time as its provider reported it when the run committed: a later report of
+   * another launch time is a start after the decision, read on the provider's own clock whatever the
+   * fencer's clock says (SAFETY.md rule 2).
+   */
+  readonly launchTime?: string;
 }
 
 /** The run's memory, threaded through every step. */
@@ -170,11 +176,13 @@ function committedTarget(observation: Observation): FenceTarget | null {
   const { node, instance } = observation;
   if (node === null) return null;
   if (instance?.resolved) {
+    const launchTime = instance.power.ok ? instance.power.value.launchTime : undefined;
     return {
       node: node.name,
       nodeUid: node.uid,
       provider: instance.ref.provider,
       instanceId: instance.ref.instanceId,
+      ...(launchTime !== undefined ? { launchTime } : {}),
     };
   }
   // A node fenced only at the storage layer (bare metal) has no machine to name.

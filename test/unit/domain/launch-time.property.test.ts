@@ -132,3 +132,47 @@ describe('power-cycled with a start time read to the minute (SAFETY.md rule 6)',
     expect(checkUnfence(powerCycled, running(new Date(FENCED_AT + 1000).toISOString()))).toEqual(Compliant);
   });
 });
+
+describe('instance-not-started-again on the provider’s own clock (SAFETY.md rule 2)', () => {
+  /** The provider's launch time as it reported it when the run decided: a day before. */
+  const LAUNCHED = new Date(T0 - 86_400_000).toISOString();
+  /** A run that decided while the fencer's clock ran `skew` ms fast: its decision time is that far ahead. */
+  const skewedDecision = (skew: number) => {
+    const history = committedHistory();
+    const decidedAt = new Date(DECIDED_AT + skew).toISOString();
+    return {
+      ...history,
+      target: history.target ? { ...history.target, launchTime: LAUNCHED } : null,
+      decidedToFenceAt: decidedAt,
+      powerOffRequestedAt: decidedAt,
+    };
+  };
+
+  it('refuses a new launch time, however fast the fencer’s clock ran when it decided', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 3_600_000 }),
+        fc.integer({ min: 1, max: 3 * MINUTE }),
+        (skew, after) => {
+          // Started again `after` ms after the true decision: before the skewed decision time, for any skew above it.
+          const spec = { at: 200, power: power(new Date(DECIDED_AT + after).toISOString()) };
+          expect(checkFence(instanceNotStartedAgain, spec, aRequest(), skewedDecision(skew))).toMatchObject({
+            phase: 'Refused',
+            reason: 'InstanceStartedAgain',
+          });
+        },
+      ),
+    );
+  });
+
+  it('is compliant while the provider reports the launch time it reported at the decision', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 3_600_000 }), (skew) => {
+        const spec = { at: 200, power: power(LAUNCHED) };
+        expect(checkFence(instanceNotStartedAgain, spec, aRequest(), skewedDecision(skew))).toEqual(
+          Compliant,
+        );
+      }),
+    );
+  });
+});
