@@ -403,6 +403,9 @@ async function bootLab(options: LabOptions): Promise<Lab> {
               [CEPH_ENV.key]: ceph.restful.key,
               [CEPH_ENV.caFile]: ceph.caFile,
               [CEPH_ENV.serverName]: ceph.restful.serverName,
+              [CEPH_ENV.witnessUser]: ceph.witness.user,
+              [CEPH_ENV.witnessKeyring]: ceph.witness.keyring,
+              [CEPH_ENV.conf]: ceph.conf,
             }
           : {}),
       },

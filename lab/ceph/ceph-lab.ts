@@ -44,6 +44,11 @@ export interface CephLab {
   readonly hostIp: string;
   readonly subnet: string;
   readonly restful: RestfulEndpoint;
+  /**
+   * The fencer's witness, as a deployment gives it: a read-only cephx user (`mon 'allow r'`, `osd 'profile
+   * rbd-read-only pool=<pool>'`) and its keyring (docs/ceph.md).
+   */
+  readonly witness: { readonly user: string; readonly keyring: string };
   readonly admin: CephAdmin;
   readonly network: CephNetwork;
   readonly components: readonly { readonly name: string; readonly pid: number; readonly logFile: string }[];
@@ -128,6 +133,7 @@ export async function startCephLab(options: CephLabOptions): Promise<CephLab> {
     const c = cluster;
     const net = network;
     await createNodeUsers(c, options.nodes);
+    const witness = await createWitnessUser(c);
     const image = (name: string) => ({ pool: c.pool, image: name });
     return {
       runDir,
@@ -137,6 +143,7 @@ export async function startCephLab(options: CephLabOptions): Promise<CephLab> {
       hostIp: c.hostIp,
       subnet: net.subnet,
       restful: c.restful,
+      witness,
       admin: c.admin,
       network: net,
       components: c.processes.map((p) => ({ name: p.name, pid: p.pid, logFile: p.logFile })),
@@ -192,4 +199,17 @@ async function createNodeUsers(cluster: CephCluster, nodes: readonly string[]): 
       writeFileSync(join(cluster.dir, `ceph.client.${node}.keyring`), outb);
     }),
   );
+}
+
+/** The fencer's read-only witness: it may read the images' watchers, and nothing else. */
+async function createWitnessUser(cluster: CephCluster): Promise<CephLab['witness']> {
+  const user = 'kube-fencer-witness';
+  const { outb } = await cluster.admin.mon({
+    prefix: 'auth get-or-create',
+    entity: `client.${user}`,
+    caps: ['mon', 'allow r', 'osd', `profile rbd-read-only pool=${cluster.pool}`],
+  });
+  const keyring = join(cluster.dir, `ceph.client.${user}.keyring`);
+  writeFileSync(keyring, outb);
+  return { user, keyring };
 }

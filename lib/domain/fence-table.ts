@@ -39,7 +39,7 @@ import {
   watchesGone,
 } from './rules/storage.js';
 import { awayFromStorageDaemons, declaredAddressesValid } from './rules/storage-scope.js';
-import { watchersGone, witnessObserved } from './rules/storage-witness.js';
+import { watchersGone, witnessObserved, witnessRequired } from './rules/storage-witness.js';
 import { PollSeconds } from './timing.js';
 
 /** Unreachable when the table is complete (a property test asserts it); waiting is the safe default. */
@@ -83,6 +83,7 @@ export const FENCE_TABLE: readonly Rule<FenceContext>[] = [
   // Storage isolation (rule 1 for network images)
   storageObserved,
   witnessObserved,
+  witnessRequired,
   // Power (rule 1, first half; rule 8)
   instanceStoppable,
   powerObserved,

@@ -50,6 +50,7 @@ export const Reason = {
   StorageCommandFailed: 'StorageCommandFailed',
   BlocklistNotConfirmed: 'BlocklistNotConfirmed',
   WitnessUnreadable: 'WitnessUnreadable',
+  WitnessRequired: 'WitnessRequired',
   WatchersRemain: 'WatchersRemain',
   // Releasing volumes
   OutOfServiceUnsupported: 'OutOfServiceUnsupported',
@@ -117,6 +118,8 @@ export const REASON_SENTENCES: Readonly<Record<Reason, string>> = {
   BlocklistNotConfirmed:
     "The storage cluster did not show every entry of the node's blocklist before the deadline.",
   WitnessUnreadable: "The storage cluster's witness (the images' watchers) could not be read.",
+  WitnessRequired:
+    'The node has no machine to power off, and no storage witness shows which addresses hold its images.',
   WatchersRemain: "The storage cluster still shows a watcher of the node's images at a fenced address.",
   OutOfServiceUnsupported: 'The API server is older than 1.26 and cannot act on the out-of-service taint.',
   DrainNotComplete: "The node's pods, VolumeAttachments or disks did not clear before the deadline.",

@@ -2,9 +2,10 @@
  * Ceph's own witness (SAFETY.md rules 1 and 2): node-a, bare metal, reaches Ceph over a storage network
  * its kubelet does not report (its Node names only its machine's address), so a fence built from the
  * Node's word alone blocklists an address Ceph never sees, and the zombie keeps its watch and its
- * writes. With the witness (`rbd status` as a read-only user), the fencer learns from Ceph that the
- * image is held from node-a's storage address, blocklists that address as well, and taints only once
- * Ceph shows no watcher left there: asserted from Ceph itself, sampled every 100 ms through the run.
+ * writes: without a witness the fencer refuses such a node (it has no machine to power off either).
+ * With the witness (`rbd status` as a read-only user), the fencer learns from Ceph that the image is
+ * held from node-a's storage address, blocklists that address as well, and taints only once Ceph shows
+ * no watcher left there: asserted from Ceph itself, sampled every 100 ms through the run.
  */
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,9 +16,9 @@ import type { StatefulApp } from '../../lab/scenarios/stateful-app.js';
 import {
   EBLOCKLISTED,
   expectOnlyWatchersAt,
+  NO_WITNESS,
   waitBlocklistedWrite,
   watcherIp,
-  witnessEnv,
 } from '../support/ceph.js';
 import { labWithCutRbdNode } from '../support/cut-node.js';
 import { startFencer } from '../support/fencer-cli.js';
@@ -50,6 +51,28 @@ describe('a node whose Ceph client uses an address its Node does not report, fen
     expect(watchers.map((w) => watcherIp(w.addr))).toEqual([storageIp]);
   });
 
+  it('refuses it without the witness: WitnessRequired, nothing blocklisted, no taint', async () => {
+    const ceph = cephOf(lab);
+    const before = await ceph.blocklist();
+    const { code, report, stderr } = await startFencer(
+      lab,
+      ['fence', 'node-a', '--lease-grace', '40', '--output', 'json', '--timeout', '1m'],
+      undefined,
+      NO_WITNESS,
+    ).done;
+    expect(stderr).toBe('');
+    expect(report?.outcome, JSON.stringify(report)).toBe('refused');
+    expect(report?.reason).toBe('WitnessRequired');
+    expect(code).not.toBe(0);
+    // From Ceph and the API server, not from the report: no entry added, the zombie still holds and
+    // writes, and no taint.
+    expect(await ceph.blocklist()).toEqual(before);
+    const watchers = await ceph.watchers(app.volumeId);
+    expect(watchers.map((w) => watcherIp(w.addr))).toEqual([storageIp]);
+    expect(zombie.state).toBe('locked');
+    expect(await taintsOf(lab, 'node-a')).not.toContain(OUT_OF_SERVICE);
+  });
+
   it('blocklists the address Ceph shows holding the image, and taints only once no watcher is left there', {
     timeout: 180_000,
   }, async () => {
@@ -71,12 +94,17 @@ describe('a node whose Ceph client uses an address its Node does not report, fen
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
-    const run = startFencer(
-      lab,
-      ['fence', 'node-a', '--lease-grace', '40', '--output', 'json', '--timeout', '2m'],
-      undefined,
-      await witnessEnv(ceph),
-    );
+    // The lab gives the fencer the witness, as a deployment with ceph-common does.
+    const run = startFencer(lab, [
+      'fence',
+      'node-a',
+      '--lease-grace',
+      '40',
+      '--output',
+      'json',
+      '--timeout',
+      '2m',
+    ]);
     const { code, report, stderr } = await run.done.finally(() => {
       sampling = false;
     });

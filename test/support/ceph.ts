@@ -1,8 +1,6 @@
 /** Helpers for tests against the lab's Ceph: the fencer's settings for it, and what to wait for. */
 
-import { writeFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
-import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { Watcher } from '../../lab/ceph/admin-client.js';
 import type { CephLab } from '../../lab/ceph/ceph-lab.js';
@@ -118,21 +116,7 @@ export async function holdLocked(ceph: CephLab, node: string, image: string): Pr
 }
 
 /**
- * The environment that gives the fencer Ceph's own witness: a read-only cephx user
- * (`client.kube-fencer-witness`: `mon 'allow r'`, `osd 'profile rbd-read-only pool=<pool>'`), its keyring in the lab
- * run's folder, and the lab's ceph.conf for the mons. Created on first use.
+ * The environment that takes Ceph's own witness away from the fencer (the lab gives it one, as a
+ * deployment with `ceph-common` would): an empty `FENCER_CEPH_WITNESS_ID` is no witness.
  */
-export async function witnessEnv(ceph: CephLab): Promise<Record<string, string>> {
-  const { outb } = await ceph.admin.mon({
-    prefix: 'auth get-or-create',
-    entity: 'client.kube-fencer-witness',
-    caps: ['mon', 'allow r', 'osd', `profile rbd-read-only pool=${ceph.pool}`],
-  });
-  const keyring = join(ceph.runDir, 'ceph.client.kube-fencer-witness.keyring');
-  writeFileSync(keyring, outb);
-  return {
-    [CEPH_ENV.witnessUser]: 'kube-fencer-witness',
-    [CEPH_ENV.witnessKeyring]: keyring,
-    [CEPH_ENV.conf]: ceph.conf,
-  };
-}
+export const NO_WITNESS: Readonly<Record<string, string>> = { [CEPH_ENV.witnessUser]: '' };

@@ -4,7 +4,8 @@
  * deployment has a witness, every address it shows holding one of the node's images is fenced as well
  * (observe-storage puts it among the entries), no decision is taken while it cannot be read, and no
  * image is released while a watcher remains at an address the fence covers: the blocklist is
- * confirmed on the list, the isolation on the images themselves.
+ * confirmed on the list, the isolation on the images themselves. A node with no machine to power off
+ * has the blocklist as its one barrier: it is fenced only where there is a witness.
  */
 
 import { Compliant, halt, NotApplicable } from '../decision.js';
@@ -51,6 +52,23 @@ export const witnessObserved: FenceRule = {
       evidence,
       Reason.WitnessUnreadable,
     );
+  },
+};
+
+export const witnessRequired: FenceRule = {
+  id: 'witness-required',
+  contract:
+    "SAFETY.md rules 1 and 2: a node with no machine to power off is fenced by blocklist alone only where the storage cluster's witness shows who holds its images",
+  check: (ctx) => {
+    const storage = ctx.observation.storage;
+    // After the commitment the plan and the witnessed addresses are fixed; a witness that reads badly
+    // is witness-observed's to judge.
+    if (committed(ctx) || !ctx.plan.storage || ctx.plan.machine || storage === null) return NotApplicable;
+    if (storage.holders !== undefined) return Compliant;
+    return halt(Phase.Refused, Reason.WitnessRequired, [
+      `node ${ctx.request.node} names no machine a compute provider can power off, so the blocklist would be its one barrier`,
+      `the blocklist would cover only what node ${ctx.request.node} reports (${storage.addresses.join(', ') || 'no address'}${storage.declared.length > 0 ? `; declared ${storage.declared.join(', ')}` : ''}), and no witness reads from ${storage.storage} which addresses hold its images`,
+    ]);
   },
 };
 

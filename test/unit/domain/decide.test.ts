@@ -82,6 +82,7 @@ describe('decide: the fence table', () => {
       // storage isolation (rule 1 for network images): a storage API error is not evidence
       'storage-observed',
       'witness-observed',
+      'witness-required',
       // power and storage fence (rules 1, 8)
       'instance-stoppable',
       'power-observed',

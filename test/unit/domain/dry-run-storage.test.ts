@@ -50,9 +50,33 @@ describe('the dry-run report of a node holding RBD images', () => {
     expect(decision.message.indexOf('blocklist')).toBeLessThan(decision.message.indexOf('power off'));
   });
 
+  const bareMetal = {
+    node: { providerId: null },
+    instance: { resolved: false, problem: 'missing', detail: 'spec.providerID is empty' },
+    volumeAttachments: [image],
+  } as const satisfies Spec;
+  const witnessed: ObservedStorage = {
+    ...storage,
+    holders: {
+      ok: true,
+      value: {
+        source: 'rbd status as client.witness',
+        observedAt: '2026-03-01T10:00:00.000Z',
+        images: ['rbd/csi-vol-0'],
+        holders: [{ image: 'rbd/csi-vol-0', address: NODE_IP, client: 'client.4156' }],
+      },
+    },
+  };
+
+  it("on a bare-metal node without the storage cluster's witness: refused, the blocklist would rest on the Node's word", () => {
+    const decision = dryRun({ ...bareMetal, storage });
+    expect(decision).toMatchObject({ phase: 'Refused', reason: 'WitnessRequired', action: null });
+    expect(decision.evidence.join('\n')).toContain(`what node ${NODE} reports (${NODE_IP})`);
+  });
+
   it('on a bare-metal node: the blocklist alone, no machine to power off and no disk to wait for', () => {
     const decision = dryRun({
-      storage,
+      storage: witnessed,
       node: { providerId: null },
       instance: { resolved: false, problem: 'missing', detail: 'spec.providerID is empty' },
       volumeAttachments: [image],

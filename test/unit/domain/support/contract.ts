@@ -133,12 +133,13 @@ export const imagesAtStart = (c: RunConfig): boolean => {
 
 /**
  * Configurations whose storage can be fenced as configured: no shared address, and a bare-metal node only
- * with a storage fencer and an image to fence (nothing else names what to isolate, and it has no machine).
+ * with a storage fencer, its witness and an image to fence (nothing else names what to isolate, and it
+ * has no machine: the blocklist is its one barrier, so it must stand on the storage cluster's evidence).
  */
 export const sound = (c: RunConfig): boolean =>
   !c.addressShared &&
   c.scopeFault === 'none' &&
-  !(c.bareMetal && c.volumes === 'images' && !(c.storageFencer && imagesAtStart(c)));
+  !(c.bareMetal && c.volumes === 'images' && !(c.storageFencer && c.witness && imagesAtStart(c)));
 
 /** The machine-only case, for properties about the machine. */
 const onMachine = (c: RunConfig): RunConfig => ({
@@ -418,7 +419,13 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
       property: fc.property(
         holding(
           withImages.map(
-            (c): RunConfig => ({ ...c, volumes: 'images', storageFencer: true, bareMetal: true }),
+            (c): RunConfig => ({
+              ...c,
+              volumes: 'images',
+              storageFencer: true,
+              witness: true,
+              bareMetal: true,
+            }),
           ),
         ),
         (config) => {
@@ -431,6 +438,28 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
       ),
     },
     {
+      name: 'refuses a bare-metal node holding only RBD images when no witness shows who holds them, before any action',
+      numRuns: runs(100),
+      property: fc.property(
+        holding(
+          withImages.map(
+            (c): RunConfig => ({
+              ...c,
+              volumes: 'images',
+              storageFencer: true,
+              witness: false,
+              bareMetal: true,
+            }),
+          ),
+        ),
+        (config) => {
+          const decisions = calmRun(decide, config);
+          expect(decisions.every((d) => d.action === null)).toBe(true);
+          expect(decisions.at(-1)).toMatchObject({ phase: 'Refused', reason: 'WitnessRequired' });
+        },
+      ),
+    },
+    {
       name: 'fences at the storage layer a node tainted by hand whose kubelet last reported its RBD images in use',
       numRuns: runs(100),
       property: fc.property(
@@ -439,6 +468,7 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
             ...c,
             volumes: 'images',
             storageFencer: true,
+            witness: true,
             bareMetal: true,
             initialTaint: 'theirs',
             imagesReportedInUse: true,
@@ -511,7 +541,13 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
       property: fc.property(
         // No out-of-service taint yet: the images stay attached while the mgr is waited for.
         withImages.map(
-          (c): RunConfig => ({ ...c, volumes: 'images', storageFencer: true, initialTaint: 'none' }),
+          (c): RunConfig => ({
+            ...c,
+            volumes: 'images',
+            storageFencer: true,
+            witness: c.witness || c.bareMetal,
+            initialTaint: 'none',
+          }),
         ),
         fc.constantFrom('AuthRefused' as const, 'MgrUnreachable' as const),
         (config, storageFault) => {

@@ -285,6 +285,8 @@ export class FenceOracle {
       fail("committed to blocklist a storage daemon's address");
     if (needs.storage && observation.storage?.holders?.ok === false)
       fail('rule 1: committed to a storage fence while the storage witness could not be read');
+    if (needs.storage && !needs.machine && observation.storage?.holders === undefined)
+      fail("rules 1 and 2: committed to a blocklist-only fence without the storage cluster's witness");
     this.decidedAt = decidedAt;
     this.needs = needs;
     this.listedBefore = new Set(blocklistOf(observation)?.found.map((e) => e.entry) ?? []);
