@@ -44,6 +44,12 @@ export const cephConfigSchema = z
     blocklistExpireSeconds: z.number().optional(),
     /** Per node name, the ranges of a separate storage network (not in the Node's InternalIPs). */
     extraRanges: z.record(z.string(), z.array(z.string())).optional(),
+    /**
+     * The ceph-csi `clusterID`s this Ceph cluster serves; set when ceph-csi or Rook serves several
+     * clusters under one driver name (an image of any other is proven by the machine, never this
+     * cluster's blocklist).
+     */
+    clusterIds: z.array(z.string()).optional(),
   })
   .superRefine((ceph, ctx) => {
     // The function's own rules, on what it will read at cold start (the key is not known here).
@@ -96,6 +102,7 @@ function cephSettingsInput(ceph: CephConfig, key: string): Record<string, unknow
       ? {}
       : { blocklistExpireSeconds: ceph.blocklistExpireSeconds }),
     ...(ceph.extraRanges === undefined ? {} : { extraRanges: ceph.extraRanges }),
+    ...(ceph.clusterIds === undefined ? {} : { clusterIds: ceph.clusterIds }),
   };
 }
 
@@ -115,6 +122,7 @@ export function cephEnvironment(ceph: CephConfig, secretId: string): Record<stri
       ? {}
       : { [CEPH_ENV.expireSeconds]: String(ceph.blocklistExpireSeconds) }),
     ...(ceph.extraRanges === undefined ? {} : { [CEPH_ENV.extraRanges]: JSON.stringify(ceph.extraRanges) }),
+    ...(ceph.clusterIds === undefined ? {} : { [CEPH_ENV.clusterIds]: ceph.clusterIds.join(',') }),
   };
 }
 

@@ -9,6 +9,8 @@ import type {
   ImageHolder,
   ObservedNode,
   ObservedStorage,
+  ObservedVolumeAttachment,
+  ObservedWorkload,
   ProviderFault,
 } from '../domain/observation.js';
 import { holdersCoveredBy } from '../domain/rules/storage-witness.js';
@@ -29,6 +31,63 @@ export const storageFencerFor = (deps: FencerDeps, driver: string | null): Stora
 /** Whether a volume of `driver` is a network image (its lock is the node's client, not an attachment). */
 export const isImage = (deps: FencerDeps, driver: string | null): boolean =>
   isNetworkImageDriver(driver) || storageFencerFor(deps, driver) !== null;
+
+/**
+ * The workload with each network image placed on its storage cluster, where a fencer is told which
+ * clusters it reaches: an attachment whose PersistentVolume names another cluster (or none) is marked
+ * `unservedCluster`, and an image the kubelet reported in use on another cluster moves from
+ * `imagesInUse` to `unservedImagesInUse`. Such an image is never proven by this fencer's blocklist.
+ */
+export async function placeImagesOnClusters(
+  deps: FencerDeps,
+  workload: ObservedWorkload,
+): Promise<ObservedWorkload> {
+  const clusterOfVolume = async (va: ObservedVolumeAttachment, fencer: StorageFencer) => {
+    const pv = va.persistentVolume ? await deps.cluster.getPersistentVolume(va.persistentVolume) : null;
+    if (pv === null) return undefined;
+    return fencer.storageClusterOf({
+      ...(pv.attributes ? { attributes: pv.attributes } : {}),
+      ...(pv.volumeHandle ? { handle: pv.volumeHandle } : {}),
+    });
+  };
+  const volumeAttachments: ObservedVolumeAttachment[] = [];
+  for (const va of workload.volumeAttachments) {
+    const fencer = va.image ? storageFencerFor(deps, va.attacher) : null;
+    const served = fencer?.storageClusters;
+    if (!fencer || !served) {
+      volumeAttachments.push(va);
+      continue;
+    }
+    const cluster = await clusterOfVolume(va, fencer);
+    volumeAttachments.push(
+      cluster !== undefined && served.includes(cluster)
+        ? va
+        : { ...va, unservedCluster: cluster ?? 'unknown' },
+    );
+  }
+  const inUse: string[] = [];
+  const elsewhere: string[] = [];
+  for (const unique of workload.imagesInUse ?? []) {
+    const { driver, handle } = csiVolumeOf(unique);
+    const fencer = storageFencerFor(deps, driver);
+    const served = fencer?.storageClusters;
+    const cluster = served && handle !== null ? fencer.storageClusterOf({ handle }) : undefined;
+    if (!served || (cluster !== undefined && served.includes(cluster))) inUse.push(unique);
+    else elsewhere.push(unique);
+  }
+  return {
+    ...workload,
+    volumeAttachments,
+    ...(workload.imagesInUse ? { imagesInUse: inUse } : {}),
+    ...(elsewhere.length > 0 ? { unservedImagesInUse: elsewhere } : {}),
+  };
+}
+
+/** A volume's unique name (`kubernetes.io/csi/<driver>^<handle>`) as its driver and handle. */
+export function csiVolumeOf(uniqueName: string): { driver: string | null; handle: string | null } {
+  const match = /^kubernetes\.io\/csi\/([^^]+)\^(.+)$/.exec(uniqueName);
+  return { driver: match?.[1] ?? null, handle: match?.[2] ?? null };
+}
 
 const internalIps = (addresses: readonly { readonly type: string; readonly address: string }[]): string[] =>
   addresses.filter((a) => a.type === 'InternalIP').map((a) => a.address);

@@ -26,7 +26,7 @@ import type {
 } from '../ports/cluster.js';
 import type { ComputeFencer, InstanceInspection } from '../ports/compute-fencer.js';
 import type { FencerDeps } from './deps.js';
-import { isImage, observeStorage } from './observe-storage.js';
+import { csiVolumeOf, isImage, observeStorage, placeImagesOnClusters } from './observe-storage.js';
 
 /** What a step observed, plus the handles it needs to act on it. */
 export interface Observed {
@@ -361,8 +361,7 @@ async function readNodeAndVolumes(
 }
 
 /** The CSI driver of a volume's unique name (`kubernetes.io/csi/<driver>^<handle>`); `null` for any other. */
-const csiDriverOf = (uniqueName: string): string | null =>
-  /^kubernetes\.io\/csi\/([^^]+)\^/.exec(uniqueName)?.[1] ?? null;
+const csiDriverOf = (uniqueName: string): string | null => csiVolumeOf(uniqueName).driver;
 
 /**
  * Observes the world afresh for one step: the node with its Lease and CSINode, the cluster's health
@@ -384,13 +383,14 @@ export async function observe(
   const { volumesInUse } = read;
   const node = read.node ? withStaticPods(read.node, staticPods) : null;
   const imagesInUse = volumesInUse.filter((v) => isImage(deps, csiDriverOf(v)));
-  const workload = imagesInUse.length > 0 ? { ...attachedWorkload, imagesInUse } : attachedWorkload;
+  const workload = await placeImagesOnClusters(
+    deps,
+    imagesInUse.length > 0 ? { ...attachedWorkload, imagesInUse } : attachedWorkload,
+  );
   // The drivers whose isolation matters: the node's images (attached, or last reported in use by its
   // kubelet), and those its fence record (or run) blocklisted.
-  const images = [
-    ...workload.volumeAttachments.filter((va) => va.image).map((va) => va.attacher),
-    ...imagesInUse.map(csiDriverOf),
-  ];
+  const fenceable = workload.volumeAttachments.filter((va) => va.image && va.unservedCluster === undefined);
+  const images = [...fenceable.map((va) => va.attacher), ...(workload.imagesInUse ?? []).map(csiDriverOf)];
   const recorded = node?.fenceRecord?.blocklist?.length || options.withStorage ? [null] : [];
   const signal = AbortSignal.timeout(options.providerBudgetMs);
   const [{ instance, fencer, ref }, storage] = node
@@ -402,9 +402,7 @@ export async function observe(
           clusterRead.nodes,
           [...images, ...recorded],
           signal,
-          workload.volumeAttachments.flatMap((va) =>
-            va.image && va.persistentVolume ? [va.persistentVolume] : [],
-          ),
+          fenceable.flatMap((va) => (va.persistentVolume ? [va.persistentVolume] : [])),
           options.witnessed,
         ),
       ])

@@ -28,16 +28,31 @@ export interface IsolationPlan {
  * an image without a storage fencer, no volume at all) needs its machine off. Both proofs where both
  * exist: a storage-fenced node whose machine a compute provider resolves is powered off as well, so the
  * blocklist is never the one barrier against a writer that runs on (its client may use an address the
- * fence did not cover). Only a node with no power API (bare metal) rests on the storage fence alone.
+ * fence did not cover). Only a node with no power API (bare metal) rests on the storage fence alone. An
+ * image of a storage cluster no fencer reaches (ceph-csi serving several clusters under one driver name)
+ * needs the machine off and its watch expired, never another cluster's blocklist.
  */
 export function isolationPlan(observation: Observation): IsolationPlan {
   const attachments = observation.workload.volumeAttachments;
   const disks = attachments.filter((va) => !va.image).length;
-  const images = attachments.length - disks + (observation.workload.imagesInUse?.length ?? 0);
-  const storage = images > 0 && observation.storage !== null;
+  // An image of a storage cluster no fencer reaches is released like one with no fencer at all.
+  const { imagesInUse = [], unservedImagesInUse = [] } = observation.workload;
+  const unservedAttached = attachments.filter((va) => va.image && va.unservedCluster !== undefined).length;
+  const unserved = unservedAttached + unservedImagesInUse.length;
+  const served = attachments.length - disks - unservedAttached + imagesInUse.length;
+  const storage = served > 0 && observation.storage !== null;
   const hasMachine = observation.instance?.resolved === true;
-  return { machine: disks > 0 || !storage || hasMachine, storage, watch: images > 0 && !storage };
+  const unfenced = unserved > 0 || (served > 0 && !storage);
+  return { machine: disks > 0 || !storage || hasMachine || unfenced, storage, watch: unfenced };
 }
+
+/** The node's images that no storage fencer reaches, for evidence. */
+export const unservedImages = (observation: Observation): string[] => [
+  ...observation.workload.volumeAttachments
+    .filter((va) => va.image && va.unservedCluster !== undefined)
+    .map((va) => `${va.persistentVolume ?? va.name} (storage cluster ${va.unservedCluster})`),
+  ...(observation.workload.unservedImagesInUse ?? []).map((v) => `${v} (reported in use)`),
+];
 
 /** Whether a power-off proven at `proofAt` has outlived the images' old watches by `nowMs`. */
 export const watchesExpired = (proofAt: string, nowMs: number): boolean =>

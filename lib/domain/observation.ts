@@ -160,6 +160,12 @@ export interface ObservedVolumeAttachment {
    * machine: isolating the node's storage clients releases it.
    */
   readonly image: boolean;
+  /**
+   * A network image on a storage cluster no configured storage fencer reaches (its CSI cluster id, or
+   * `unknown` when its PersistentVolume does not say): no blocklist proves it, only the machine's
+   * power-off releases it. Absent: the image's fencer (if any) serves its cluster.
+   */
+  readonly unservedCluster?: string;
   /** The attacher's id for the node (annotation `csi.alpha.kubernetes.io/node-id`), when set. */
   readonly csiNodeId: string | null;
 }
@@ -174,6 +180,11 @@ export interface ObservedWorkload {
    * silent clients may still hold the images. Absent: none.
    */
   readonly imagesInUse?: readonly string[];
+  /**
+   * Images the kubelet last reported in use that live on a storage cluster no configured storage
+   * fencer reaches (see `ObservedVolumeAttachment.unservedCluster`). Absent: none.
+   */
+  readonly unservedImagesInUse?: readonly string[];
 }
 
 /** A client the storage cluster reports holding an image (a watcher of its header object). */

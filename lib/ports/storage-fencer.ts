@@ -121,6 +121,20 @@ export interface StorageFencer {
   /** Whether this fencer isolates volumes like `volume` (by its CSI driver). */
   fencesVolume(volume: StorageVolumeRef): boolean;
   /**
+   * The storage clusters this fencer's blocklist reaches, as the CSI driver names them (ceph-csi's
+   * `clusterID` in a PersistentVolume's `spec.csi.volumeAttributes`); `null`: every volume of its
+   * drivers is on its cluster. A volume of any other cluster is never proven by this fencer.
+   */
+  readonly storageClusters: readonly string[] | null;
+  /**
+   * The storage cluster a volume names, from its CSI attributes or its volume handle (ceph-csi's
+   * `clusterID`); `undefined` when it names none.
+   */
+  storageClusterOf(volume: {
+    readonly attributes?: Readonly<Record<string, string>>;
+    readonly handle?: string;
+  }): string | undefined;
+  /**
    * Put every entry the node needs in place, with an expiry that outlives the run, then read the list
    * back to confirm. Throws (fault `NoAddressToFence`) when the node has nothing to fence it by.
    */

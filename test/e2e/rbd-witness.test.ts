@@ -13,6 +13,7 @@ import type { Holder } from '../../lab/ceph/holder.js';
 import type { Lab } from '../../lab/lab.js';
 import { cephOf, waitForRbdRecovery, writesLandedAfter } from '../../lab/scenarios/rbd-incident.js';
 import type { StatefulApp } from '../../lab/scenarios/stateful-app.js';
+import { CEPH_ENV } from '../../lib/adapters/ceph-rbd/settings.js';
 import {
   EBLOCKLISTED,
   expectOnlyWatchersAt,
@@ -73,6 +74,26 @@ describe('a node whose Ceph client uses an address its Node does not report, fen
     expect(await taintsOf(lab, 'node-a')).not.toContain(OUT_OF_SERVICE);
   });
 
+  it("refuses to prove an image of another Ceph cluster by this one's blocklist: a bare-metal node has no machine to prove it", async () => {
+    const ceph = cephOf(lab);
+    const before = await ceph.blocklist();
+    // The fencer's Ceph is told it serves another ceph-csi clusterID only: the image's (the lab's fsid)
+    // is then a second cluster under the same driver name.
+    const { report, stderr } = await startFencer(
+      lab,
+      ['fence', 'node-a', '--lease-grace', '40', '--output', 'json', '--timeout', '1m'],
+      undefined,
+      { [CEPH_ENV.clusterIds]: 'rook-ceph-external' },
+    ).done;
+    expect(stderr).toBe('');
+    expect(report?.outcome, JSON.stringify(report)).toBe('refused');
+    expect(report?.reason).toBe('ProviderIdMissing');
+    expect(report?.evidence.join('\n')).toContain(`storage cluster ${ceph.fsid}`);
+    expect(await ceph.blocklist()).toEqual(before);
+    expect(zombie.state).toBe('locked');
+    expect(await taintsOf(lab, 'node-a')).not.toContain(OUT_OF_SERVICE);
+  });
+
   it('blocklists the address Ceph shows holding the image, and taints only once no watcher is left there', {
     timeout: 180_000,
   }, async () => {
@@ -94,17 +115,14 @@ describe('a node whose Ceph client uses an address its Node does not report, fen
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
-    // The lab gives the fencer the witness, as a deployment with ceph-common does.
-    const run = startFencer(lab, [
-      'fence',
-      'node-a',
-      '--lease-grace',
-      '40',
-      '--output',
-      'json',
-      '--timeout',
-      '2m',
-    ]);
+    // The lab gives the fencer the witness, as a deployment with ceph-common does; its Ceph is told the
+    // image's clusterID among others.
+    const run = startFencer(
+      lab,
+      ['fence', 'node-a', '--lease-grace', '40', '--output', 'json', '--timeout', '2m'],
+      undefined,
+      { [CEPH_ENV.clusterIds]: `rook-ceph-external,${ceph.fsid}` },
+    );
     const { code, report, stderr } = await run.done.finally(() => {
       sampling = false;
     });

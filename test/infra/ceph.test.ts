@@ -67,6 +67,14 @@ describe('a cluster with Ceph settings', () => {
     expect(variables(step)).not.toHaveProperty(CEPH_ENV.key);
   });
 
+  it('names the ceph-csi clusters this Ceph serves when the config does, comma-separated', () => {
+    const named = stepOf(
+      synth([cluster({ ceph: ceph({ clusterIds: ['rook-ceph', 'rook-ceph-2'] }) })]).template,
+    );
+    expect(variables(named)[CEPH_ENV.clusterIds]).toBe('rook-ceph,rook-ceph-2');
+    expect(variables(step)).not.toHaveProperty(CEPH_ENV.clusterIds);
+  });
+
   it('gives that environment to the step function only: the triggers and the sweep never fence storage', () => {
     const others = functionsOf(template).filter(([id]) => !id.startsWith('ClusterprodstepFunction'));
     expect(others.length).toBeGreaterThanOrEqual(4);
@@ -225,6 +233,7 @@ describe('settings the step function would refuse are refused at synth, naming t
     ['two places for the key', { keySecret: { name: 'a', create: true } }, /keySecret/],
     ['a storage range wider than /16', { extraRanges: { 'worker-2': ['10.20.0.0/8'] } }, /extraRanges/],
     ['an expiry under an hour', { blocklistExpireSeconds: 60 }, /blocklistExpireSeconds/],
+    ['a clusterID with a comma in it', { clusterIds: ['rook-ceph,other'] }, /clusterIds/],
     [
       'a customer key for a secret the stack creates',
       { keySecret: { create: true }, keySecretKmsKeyArn: 'arn:aws:kms:us-east-1:123456789012:key/k' },

@@ -12,6 +12,7 @@ import type {
   StorageWitness,
 } from '../../ports/storage-fencer.js';
 import { evaluateBlocklist, type ListedEntry } from './blocklist.js';
+import { cephCsiClusterOf } from './cluster-id.js';
 import { addCommand, type BlocklistDialect, type MonCommand, removeCommand } from './commands.js';
 import { readStorageDaemons } from './daemons.js';
 import { CephApiError } from './errors.js';
@@ -53,6 +54,7 @@ const withoutUntil = ({ kind, entry, source }: FenceEntry): FenceEntry => ({ kin
 export class CephRbdStorageFencer implements StorageFencer {
   readonly storage = 'ceph-rbd';
   readonly witness: StorageWitness | undefined;
+  readonly storageClusters: readonly string[] | null;
   readonly #settings: CephRbdSettings;
   readonly #client: RestfulClient;
   readonly #logger: CephFencerLogger;
@@ -77,9 +79,17 @@ export class CephRbdStorageFencer implements StorageFencer {
       });
     this.#logger = props.logger ?? silentLogger;
     this.#now = props.now ?? (() => new Date());
+    this.storageClusters = props.settings.clusterIds.length > 0 ? props.settings.clusterIds : null;
     this.witness = props.settings.witness
       ? new RbdStatusWitness(props.settings.witness, this.#now)
       : undefined;
+  }
+
+  storageClusterOf(volume: {
+    readonly attributes?: Readonly<Record<string, string>>;
+    readonly handle?: string;
+  }): string | undefined {
+    return cephCsiClusterOf(volume);
   }
 
   fencesVolume(volume: StorageVolumeRef): boolean {

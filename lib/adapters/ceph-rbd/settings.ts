@@ -71,6 +71,16 @@ export const cephRbdSettingsSchema = z
     extraRanges: z.record(z.string().min(1), z.array(fenceableRange).max(16)).default({}),
     /** CSI driver names besides `rbd.csi.ceph.com` and Rook's `<namespace>.rbd.csi.ceph.com`. */
     csiDrivers: z.array(z.string().min(1)).max(16).default([]),
+    /**
+     * The ceph-csi `clusterID`s that name this Ceph cluster (a PersistentVolume's
+     * `spec.csi.volumeAttributes.clusterID`). Empty: every image of the drivers above is this cluster's.
+     * Set when ceph-csi or Rook serves more than one Ceph cluster under one driver name: an image of any
+     * other clusterID is never proven by this cluster's blocklist.
+     */
+    clusterIds: z
+      .array(z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'a ceph-csi clusterID'))
+      .max(16)
+      .default([]),
     /** On a cluster without ranges, a range is fenced address by address, up to this many. */
     maxAddressesPerRange: z.number().int().min(1).max(4096).default(256),
     /**
@@ -117,6 +127,8 @@ export const CEPH_ENV = {
   fingerprint: 'FENCER_CEPH_CERT_SHA256',
   expireSeconds: 'FENCER_CEPH_BLOCKLIST_EXPIRE_SECONDS',
   extraRanges: 'FENCER_CEPH_EXTRA_RANGES',
+  /** The ceph-csi clusterIDs this Ceph cluster serves, comma-separated. */
+  clusterIds: 'FENCER_CEPH_CLUSTER_ID',
   /** The witness's read-only cephx user (without `client.`): set, the fencer reads each image's watchers. */
   witnessUser: 'FENCER_CEPH_WITNESS_ID',
   witnessKeyring: 'FENCER_CEPH_WITNESS_KEYRING',
@@ -163,6 +175,7 @@ export function cephRbdSettingsFromEnv(
 ): CephRbdSettings | undefined {
   if (!env[CEPH_ENV.mgrUrl]) return undefined;
   const expire = env[CEPH_ENV.expireSeconds];
+  const clusterIds = env[CEPH_ENV.clusterIds];
   // One URL per mgr, comma-separated: the active one's first.
   const [mgrUrl, ...standbyMgrUrls] = (env[CEPH_ENV.mgrUrl] ?? '').split(',').map((u) => u.trim());
   return parseCephRbdSettings({
@@ -177,6 +190,7 @@ export function cephRbdSettingsFromEnv(
     ...(env[CEPH_ENV.extraRanges]
       ? { extraRanges: jsonOrUndefined(CEPH_ENV.extraRanges, env[CEPH_ENV.extraRanges]) }
       : {}),
+    ...(clusterIds ? { clusterIds: clusterIds.split(',').map((id) => id.trim()) } : {}),
     ...(env[CEPH_ENV.witnessUser]
       ? {
           witness: {

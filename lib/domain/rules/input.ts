@@ -2,6 +2,7 @@
  * Bad input is an error, not a guess (SAFETY.md rule 10), and a run never switches target (rule 3).
  */
 import { Compliant, halt, NotApplicable } from '../decision.js';
+import { unservedImages } from '../isolation.js';
 import { Phase } from '../phases.js';
 import { Reason } from '../reasons.js';
 import { committed, type FenceRule } from './context.js';
@@ -29,7 +30,13 @@ export const providerIdPresent: FenceRule = {
     if (!missing) return Compliant;
     // A node whose volumes are all fenced at the storage layer (bare metal with Ceph) needs no machine.
     if (!ctx.plan.machine) return NotApplicable;
-    return halt(Phase.Refused, Reason.ProviderIdMissing, [`node ${ctx.node.name} has no spec.providerID`]);
+    const unserved = unservedImages(ctx.observation);
+    return halt(Phase.Refused, Reason.ProviderIdMissing, [
+      `node ${ctx.node.name} has no spec.providerID`,
+      ...(unserved.length > 0
+        ? [`no storage fencer reaches its images ${unserved.join(', ')}: only a power-off could release them`]
+        : []),
+    ]);
   },
 };
 

@@ -8,6 +8,7 @@ import type { FencerDeps } from '../../../lib/app/deps.js';
 import { observe, withFreshNode } from '../../../lib/app/observe.js';
 import { InMemoryMetrics } from '../../../lib/observability/index.js';
 import type { Cluster, NodeView, PodView } from '../../../lib/ports/cluster.js';
+import { oneNodeCluster } from './support/ports.js';
 
 const READ_AT = '2026-11-29T10:05:00.000Z';
 const options = { claimTtlSeconds: 300, withDisks: false, providerBudgetMs: 1000 };
@@ -39,16 +40,7 @@ const aPod = (overrides: Partial<PodView>): PodView => ({
 });
 
 function depsFor(node: NodeView, pods: readonly PodView[], controlPlaneLabels?: readonly string[]) {
-  const cluster: Partial<Cluster> = {
-    getNode: async () => node,
-    getNodeLease: async () => ({ lease: null, servedAt: READ_AT }),
-    getCSINode: async () => null,
-    listNodes: async () => [node],
-    serverVersion: async () => ({ major: 1, minor: 36, gitVersion: 'v1.36.3' }),
-    listFencingClaims: async () => ({ claims: [], maxInFlight: 1, serverTime: READ_AT }),
-    listPodsOnNode: async () => pods,
-    listVolumeAttachments: async () => [],
-  };
+  const cluster = oneNodeCluster(node, READ_AT, { pods });
   return {
     cluster: cluster as Cluster,
     compute: { forProviderId: () => null },

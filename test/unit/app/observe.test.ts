@@ -5,7 +5,7 @@ import { isolationPlan } from '../../../lib/domain/isolation.js';
 import { InMemoryMetrics } from '../../../lib/observability/index.js';
 import type { Cluster, NodeView } from '../../../lib/ports/cluster.js';
 import type { StorageFenceTarget } from '../../../lib/ports/storage-fencer.js';
-import { recordingCephFencer } from './support/ports.js';
+import { oneNodeCluster, recordingCephFencer } from './support/ports.js';
 
 const OUR_TAINT = {
   key: 'node.kubernetes.io/out-of-service',
@@ -120,16 +120,7 @@ describe('observing a node whose attachments are gone', () => {
   function world(volumesInUse: readonly string[]) {
     const verified: StorageFenceTarget[] = [];
     const node = aNode({ providerId: undefined, volumesInUse });
-    const cluster: Partial<Cluster> = {
-      getNode: async () => node,
-      getNodeLease: async () => ({ lease: null, servedAt: READ_AT }),
-      getCSINode: async () => null,
-      listNodes: async () => [node],
-      serverVersion: async () => ({ major: 1, minor: 36, gitVersion: 'v1.36.3' }),
-      listFencingClaims: async () => ({ claims: [], maxInFlight: 1, serverTime: READ_AT }),
-      listPodsOnNode: async () => [],
-      listVolumeAttachments: async () => [],
-    };
+    const cluster = oneNodeCluster(node, READ_AT);
     const storage = recordingCephFencer(verified, READ_AT);
     const deps = {
       cluster: cluster as Cluster,

@@ -88,6 +88,23 @@ const fencerWith = (mon: ScriptedMon, now: () => Date = () => NOW) =>
 const nodeA = { node: 'node-a', addresses: ['10.77.0.2'] };
 const mutations = (mon: ScriptedMon) => mon.sent.filter((c) => c.fields?.blocklistop !== undefined);
 
+describe('CephRbdStorageFencer: which volumes it proves', () => {
+  it('names the ceph-csi clusters it reaches when told them, none (every cluster of its drivers) when not', () => {
+    const mon = new ScriptedMon();
+    expect(fencerWith(mon).storageClusters).toBeNull();
+    const told = new CephRbdStorageFencer({
+      settings: parseCephRbdSettings({ ...settings, clusterIds: ['rook-ceph'] }),
+      client: mon,
+      now: () => NOW,
+    });
+    expect(told.storageClusters).toEqual(['rook-ceph']);
+    expect(told.fencesVolume({ driver: 'rook-ceph.rbd.csi.ceph.com' })).toBe(true);
+    expect(told.storageClusterOf({ attributes: { clusterID: 'rook-ceph-external' } })).toBe(
+      'rook-ceph-external',
+    );
+  });
+});
+
 describe('CephRbdStorageFencer over a scripted mon', () => {
   it('adds each missing range with the configured expiry, then confirms by reading the list back', async () => {
     const mon = new ScriptedMon();

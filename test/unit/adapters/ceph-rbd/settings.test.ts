@@ -23,6 +23,7 @@ describe('parseCephRbdSettings', () => {
       dialect: 'auto',
       extraRanges: {},
       csiDrivers: [],
+      clusterIds: [],
       maxAddressesPerRange: 256,
     });
   });
@@ -98,6 +99,23 @@ describe('cephRbdSettingsFromEnv', () => {
       extraRanges: { 'node-a': ['10.1.0.0/24'] },
       blocklistExpireSeconds: 172_800,
     });
+  });
+
+  it('reads the ceph-csi clusterIDs this Ceph cluster serves, comma-separated, and refuses a malformed one', () => {
+    const base = {
+      [CEPH_ENV.mgrUrl]: minimal.mgrUrl,
+      [CEPH_ENV.keyName]: 'k',
+      [CEPH_ENV.key]: 'x',
+      [CEPH_ENV.ca]: PEM,
+    };
+    expect(
+      cephRbdSettingsFromEnv({ ...base, [CEPH_ENV.clusterIds]: 'rook-ceph, 7635de36-ab1f' }, readText)
+        ?.clusterIds,
+    ).toEqual(['rook-ceph', '7635de36-ab1f']);
+    expect(cephRbdSettingsFromEnv(base, readText)?.clusterIds).toEqual([]);
+    expect(() => cephRbdSettingsFromEnv({ ...base, [CEPH_ENV.clusterIds]: 'a,,b' }, readText)).toThrow(
+      /clusterIds\.1: a ceph-csi clusterID/,
+    );
   });
 
   it('refuses a key given twice, an unreadable file, and ranges that are not JSON', () => {

@@ -1,10 +1,33 @@
 /**
- * Port answers the app's unit tests share: a machine as the provider's one read describes it, and a
- * Ceph storage fencer that records what it was asked to verify.
+ * Port answers the app's unit tests share: a cluster that holds one Node and answers an observation's
+ * reads, a machine as the provider's one read describes it, and a Ceph storage fencer that records what
+ * it was asked to verify.
  */
 import type { PowerEvidence } from '../../../../lib/domain/instance.js';
+import type { Cluster, NodeView, PodView, VolumeAttachmentView } from '../../../../lib/ports/cluster.js';
 import type { InstanceInspection } from '../../../../lib/ports/compute-fencer.js';
 import type { StorageFencer, StorageFenceTarget } from '../../../../lib/ports/storage-fencer.js';
+
+/**
+ * The reads one observation makes of a cluster that holds only `node` (no Lease, no CSINode, no fencing
+ * in flight), served at `readAt`; `more` adds or replaces any.
+ */
+export const oneNodeCluster = (
+  node: NodeView,
+  readAt: string,
+  workload: { pods?: readonly PodView[]; volumeAttachments?: readonly VolumeAttachmentView[] } = {},
+  more: Partial<Cluster> = {},
+): Partial<Cluster> => ({
+  getNode: async () => node,
+  getNodeLease: async () => ({ lease: null, servedAt: readAt }),
+  getCSINode: async () => null,
+  listNodes: async () => [node],
+  serverVersion: async () => ({ major: 1, minor: 36, gitVersion: 'v1.36.3' }),
+  listFencingClaims: async () => ({ claims: [], maxInFlight: 1, serverTime: readAt }),
+  listPodsOnNode: async () => workload.pods ?? [],
+  listVolumeAttachments: async () => workload.volumeAttachments ?? [],
+  ...more,
+});
 
 /** An instance owned by the lab cluster, running unless `power` says otherwise, at `privateIp`. */
 export const inspectionOf = (

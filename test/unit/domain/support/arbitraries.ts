@@ -52,6 +52,11 @@ export interface RunConfig {
   readonly storageFencer: boolean;
   /** The storage fencer has Ceph's own witness (each image's watchers). */
   readonly witness: boolean;
+  /**
+   * The node's last image lives on a storage cluster the fencer does not reach (ceph-csi serving two
+   * clusters under one driver name): only its machine's power-off releases it.
+   */
+  readonly foreignCluster: boolean;
   /** The node has no providerID and no machine the fencer knows (bare metal); only with images. */
   readonly bareMetal: boolean;
   /** Another Node reports the node's InternalIP (a stale or hand-made Node). */
@@ -129,6 +134,7 @@ export const runConfigArb: fc.Arbitrary<RunConfig> = fc.record({
   volumes: weighted<RunConfig['volumes']>([4, 'disks'], [2, 'images'], [1, 'mixed']),
   storageFencer: weighted([3, true], [1, false]),
   witness: weighted([1, true], [1, false]),
+  foreignCluster: weighted([1, true], [9, false]),
   bareMetal: weighted([1, true], [4, false]),
   addressShared: weighted([1, true], [19, false]),
   imagesReportedInUse: weighted([1, true], [3, false]),

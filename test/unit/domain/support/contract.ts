@@ -133,13 +133,27 @@ export const imagesAtStart = (c: RunConfig): boolean => {
 
 /**
  * Configurations whose storage can be fenced as configured: no shared address, and a bare-metal node only
- * with a storage fencer, its witness and an image to fence (nothing else names what to isolate, and it
- * has no machine: the blocklist is its one barrier, so it must stand on the storage cluster's evidence).
+ * with a storage fencer, its witness and images all on the fencer's storage cluster (nothing else names
+ * what to isolate, and it has no machine: the blocklist is its one barrier, so it must stand on the
+ * storage cluster's evidence, and reach every image).
  */
 export const sound = (c: RunConfig): boolean =>
   !c.addressShared &&
   c.scopeFault === 'none' &&
-  !(c.bareMetal && c.volumes === 'images' && !(c.storageFencer && c.witness && imagesAtStart(c)));
+  !(
+    c.bareMetal &&
+    c.volumes === 'images' &&
+    !(c.storageFencer && c.witness && !c.foreignCluster && imagesAtStart(c))
+  );
+
+/** A bare-metal node holding only RBD images, with a storage fencer and its witness: the blocklist is all. */
+const onBlocklistAlone = (c: RunConfig): RunConfig => ({
+  ...c,
+  volumes: 'images',
+  storageFencer: true,
+  witness: true,
+  bareMetal: true,
+});
 
 /** The machine-only case, for properties about the machine. */
 const onMachine = (c: RunConfig): RunConfig => ({
@@ -201,7 +215,7 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
     .filter((c) => c.identity === 'ok' && !c.neverSeenAlive && !c.toleratingHolder && sound(c))
     .map((c): RunConfig => ({ ...c, initialTaint: 'stale-record' }));
   // The storage properties need the images in the first observation (see imagesAtStart).
-  const withImages = honest.filter((c) => !c.toleratingHolder && c.attachments > 1);
+  const withImages = honest.filter((c) => !c.toleratingHolder && c.attachments > 1 && !c.foreignCluster);
   const holding = (arb: fc.Arbitrary<RunConfig>) => arb.filter(imagesAtStart);
   const chaosStep = fc.tuple(chaosStateArb, stepFaultsArb);
   return [
@@ -367,6 +381,29 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
       ),
     },
     {
+      name: 'releases nothing on a step whose blocklist lost an entry, even with the storage proof held, and puts it back',
+      numRuns: runs(100),
+      property: fc.property(
+        holding(withImages.map((c): RunConfig => ({ ...onBlocklistAlone(c), initialTaint: 'none' }))),
+        fc.integer({ min: 0, max: 2 }),
+        (config, extra) => {
+          // Calm until the storage proof is held, then one step on which the entries are gone.
+          const calm = calmRun(decide, config);
+          const proofAt = calm.findIndex((d) => d.history.storageProof !== null);
+          if (proofAt < 0) return;
+          const at = proofAt + 1 + extra;
+          const faults = Array.from({ length: at + 1 }, (_, i) =>
+            i === at ? { ...CALM, blocklistLapse: true } : CALM,
+          );
+          const decisions = calmRun(decide, config, faults);
+          const odd = decisions[at];
+          if (odd === undefined || odd.done) return;
+          expect(odd.action?.kind).toBe('storage-fence');
+          expect(decisions.at(-1)?.phase).toBe('Fenced');
+        },
+      ),
+    },
+    {
       name: 'releases nothing on a step that does not see the instance off, even with proof held',
       numRuns: runs(150),
       property: fc.property(
@@ -416,24 +453,47 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
     {
       name: 'fences a bare-metal node holding only RBD images by blocklist alone, touching no machine',
       numRuns: runs(100),
+      property: fc.property(holding(withImages.map(onBlocklistAlone)), (config) => {
+        const decisions = calmRun(decide, config);
+        const kinds = decisions.flatMap((d) => (d.action ? [d.action.kind] : []));
+        expect(decisions.at(-1)?.phase).toBe('Fenced');
+        expect(kinds).toContain('storage-fence');
+        expect(kinds).not.toContain('power-off');
+      }),
+    },
+    {
+      name: "never proves an image of a storage cluster its fencer does not reach by that fencer's blocklist: powers the machine off and waits out the watch, or refuses bare metal",
+      numRuns: runs(100),
       property: fc.property(
         holding(
           withImages.map(
             (c): RunConfig => ({
               ...c,
-              volumes: 'images',
+              volumes: c.volumes === 'disks' ? 'images' : c.volumes,
               storageFencer: true,
               witness: true,
-              bareMetal: true,
+              foreignCluster: true,
             }),
           ),
         ),
         (config) => {
           const decisions = calmRun(decide, config);
           const kinds = decisions.flatMap((d) => (d.action ? [d.action.kind] : []));
+          if (config.bareMetal && config.volumes === 'images') {
+            expect(kinds).toEqual([]);
+            expect(decisions.at(-1)).toMatchObject({ phase: 'Refused', reason: 'ProviderIdMissing' });
+            expect(decisions.at(-1)?.evidence.join('\n')).toContain('storage cluster cluster-b');
+            return;
+          }
           expect(decisions.at(-1)?.phase).toBe('Fenced');
-          expect(kinds).toContain('storage-fence');
-          expect(kinds).not.toContain('power-off');
+          // The machine is the proof the foreign image needs; the old watch is waited out before the taint.
+          const proven = decisions.findIndex((d) => d.history.proofOfOff !== null);
+          const tainted = decisions.findIndex((d) => d.action?.kind === 'taint');
+          if (config.initialTaint === 'none' || config.initialTaint === 'stale-record') {
+            expect(proven).toBeGreaterThanOrEqual(0);
+            expect(tainted).toBeGreaterThan(proven);
+            expect(decisions.slice(proven, tainted).some((d) => d.rule === 'watches-gone')).toBe(true);
+          }
         },
       ),
     },
@@ -465,11 +525,7 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
       property: fc.property(
         withImages.map(
           (c): RunConfig => ({
-            ...c,
-            volumes: 'images',
-            storageFencer: true,
-            witness: true,
-            bareMetal: true,
+            ...onBlocklistAlone(c),
             initialTaint: 'theirs',
             imagesReportedInUse: true,
           }),

@@ -143,13 +143,18 @@ const blocklistOf = (observation: Observation) =>
 function proofsNeeded(observation: Observation): { machine: boolean; storage: boolean; watch: boolean } {
   const vas = observation.workload.volumeAttachments;
   const reported = observation.workload.imagesInUse?.length ?? 0;
-  const images = vas.filter((va) => va.image).length + reported;
-  const storage = images > 0 && observation.storage !== null;
+  // An image of a storage cluster the fencer does not reach is, for the contract, an image no fencer serves.
+  const foreign =
+    vas.filter((va) => va.image && va.unservedCluster !== undefined).length +
+    (observation.workload.unservedImagesInUse?.length ?? 0);
+  const fenceable = vas.filter((va) => va.image && va.unservedCluster === undefined).length + reported;
+  const storage = fenceable > 0 && observation.storage !== null;
   const hasMachine = observation.instance?.resolved === true;
+  const watch = foreign > 0 || (fenceable > 0 && !storage);
   return {
-    machine: vas.length + reported > images || !storage || hasMachine,
+    machine: vas.some((va) => !va.image) || !storage || hasMachine || watch,
     storage,
-    watch: images > 0 && !storage,
+    watch,
   };
 }
 

@@ -219,10 +219,19 @@ function withDrivers(
   config: RunConfig,
   csiNodeId: string | null,
 ): ObservedVolumeAttachment[] {
+  const last = state.attachments.length - 1;
   return state.attachments.map((va, i) => {
     const image = config.volumes === 'images' || (config.volumes === 'mixed' && i > 0);
+    // Only a fencer told which clusters it serves knows an image is on another one.
+    const foreign = config.foreignCluster && config.storageFencer && i === last;
     return image
-      ? { ...va, attacher: RBD, csiNodeId: 'worker-1', image: true }
+      ? {
+          ...va,
+          attacher: RBD,
+          csiNodeId: 'worker-1',
+          image: true,
+          ...(foreign ? { unservedCluster: 'cluster-b' } : {}),
+        }
       : { ...va, attacher: 'ebs.csi.aws.com', csiNodeId, image: false };
   });
 }
