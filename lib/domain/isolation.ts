@@ -6,6 +6,7 @@
  * proofs this node needs; a run fixes it when it commits, and the release waits until it has them all.
  */
 import { type BlocklistEvidence, WATCH_EXPIRY_SECONDS } from './blocklist.js';
+import { PowerState } from './instance.js';
 import type { Observation } from './observation.js';
 import { instant } from './time.js';
 
@@ -30,7 +31,8 @@ export interface IsolationPlan {
  * blocklist is never the one barrier against a writer that runs on (its client may use an address the
  * fence did not cover). Only a node with no power API (bare metal) rests on the storage fence alone. An
  * image of a storage cluster no fencer reaches (ceph-csi serving several clusters under one driver name)
- * needs the machine off and its watch expired, never another cluster's blocklist.
+ * needs the machine off and its watch expired, never another cluster's blocklist; so does a node whose
+ * machine is terminated and whose images Ceph shows no one holding (see terminatedAndUnheld).
  */
 export function isolationPlan(observation: Observation): IsolationPlan {
   const attachments = observation.workload.volumeAttachments;
@@ -40,10 +42,24 @@ export function isolationPlan(observation: Observation): IsolationPlan {
   const unservedAttached = attachments.filter((va) => va.image && va.unservedCluster !== undefined).length;
   const unserved = unservedAttached + unservedImagesInUse.length;
   const served = attachments.length - disks - unservedAttached + imagesInUse.length;
-  const storage = served > 0 && observation.storage !== null;
+  const storage = served > 0 && observation.storage !== null && !terminatedAndUnheld(observation);
   const hasMachine = observation.instance?.resolved === true;
   const unfenced = unserved > 0 || (served > 0 && !storage);
   return { machine: disks > 0 || !storage || hasMachine || unfenced, storage, watch: unfenced };
+}
+
+/**
+ * Two sources agree that nothing of the node is left to fence at the storage layer: its provider says
+ * the machine is terminated, and the storage cluster's witness shows no watcher of its images at all.
+ * A blocklist entry would then only reach whoever the provider gives the address to next; the machine
+ * is the proof, and the images wait out their old watches as without a storage fencer. Without a
+ * witness, or with a watcher anywhere, the blocklist stays (someone still holds the images).
+ */
+export function terminatedAndUnheld(observation: Observation): boolean {
+  const instance = observation.instance;
+  const power = instance?.resolved && instance.power.ok ? instance.power.value : null;
+  const holders = observation.storage?.holders;
+  return power?.state === PowerState.Terminated && holders?.ok === true && holders.value.holders.length === 0;
 }
 
 /** The node's images that no storage fencer reaches, for evidence. */

@@ -43,7 +43,7 @@ export function dryRunPlan(ctx: FenceContext): string[] {
   }
   if (ctx.plan.watch) {
     steps.push(
-      `wait ${WATCH_EXPIRY_SECONDS}s more for the old watches on its RBD images to expire (no storage fencer is configured)`,
+      `wait ${WATCH_EXPIRY_SECONDS}s more for the old watches on its RBD images to expire (no storage fence proves them)`,
     );
   }
   if (!taints?.releasing) steps.push(`taint node ${request.node} ${taintText} with a fence record`);

@@ -215,7 +215,14 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
     .filter((c) => c.identity === 'ok' && !c.neverSeenAlive && !c.toleratingHolder && sound(c))
     .map((c): RunConfig => ({ ...c, initialTaint: 'stale-record' }));
   // The storage properties need the images in the first observation (see imagesAtStart).
-  const withImages = honest.filter((c) => !c.toleratingHolder && c.attachments > 1 && !c.foreignCluster);
+  // A terminated machine that Ceph shows no one holding is proven by the machine alone (its own property).
+  const withImages = honest.filter(
+    (c) =>
+      !c.toleratingHolder &&
+      c.attachments > 1 &&
+      !c.foreignCluster &&
+      !(c.initialPower === 'terminated' && c.witness),
+  );
   const holding = (arb: fc.Arbitrary<RunConfig>) => arb.filter(imagesAtStart);
   const chaosStep = fc.tuple(chaosStateArb, stepFaultsArb);
   return [
@@ -494,6 +501,35 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
             expect(tainted).toBeGreaterThan(proven);
             expect(decisions.slice(proven, tainted).some((d) => d.rule === 'watches-gone')).toBe(true);
           }
+        },
+      ),
+    },
+    {
+      name: 'never blocklists a machine its provider calls terminated while Ceph shows no one holding its images: the machine is the proof, the old watch waited out',
+      numRuns: runs(100),
+      property: fc.property(
+        holding(
+          honest
+            .filter((c) => !c.toleratingHolder && c.attachments > 1 && !c.foreignCluster)
+            .map(
+              (c): RunConfig => ({
+                ...c,
+                volumes: c.volumes === 'disks' ? 'images' : c.volumes,
+                storageFencer: true,
+                witness: true,
+                bareMetal: false,
+                initialPower: 'terminated',
+              }),
+            ),
+        ),
+        (config) => {
+          const decisions = calmRun(decide, config);
+          const kinds = decisions.flatMap((d) => (d.action ? [d.action.kind] : []));
+          expect(decisions.at(-1)?.phase).toBe('Fenced');
+          expect(kinds).not.toContain('storage-fence');
+          expect(kinds).not.toContain('power-off');
+          if (kinds.includes('taint'))
+            expect(decisions.some((d) => d.rule === 'watches-gone' && d.action === null)).toBe(true);
         },
       ),
     },

@@ -148,7 +148,14 @@ function proofsNeeded(observation: Observation): { machine: boolean; storage: bo
     vas.filter((va) => va.image && va.unservedCluster !== undefined).length +
     (observation.workload.unservedImagesInUse?.length ?? 0);
   const fenceable = vas.filter((va) => va.image && va.unservedCluster === undefined).length + reported;
-  const storage = fenceable > 0 && observation.storage !== null;
+  // The provider says terminated and Ceph shows no one holding the images: a blocklist would reach only
+  // the address's next owner.
+  const instance = observation.instance;
+  const terminated =
+    instance?.resolved === true && instance.power.ok && instance.power.value.state === 'terminated';
+  const holders = observation.storage?.holders;
+  const unheld = holders?.ok === true && holders.value.holders.length === 0;
+  const storage = fenceable > 0 && observation.storage !== null && !(terminated && unheld);
   const hasMachine = observation.instance?.resolved === true;
   const watch = foreign > 0 || (fenceable > 0 && !storage);
   return {
@@ -337,6 +344,10 @@ export class FenceOracle {
     const needs = this.needs ?? proofsNeeded(observation);
     if (!instance?.resolved && needs.machine && action.kind !== 'storage-fence')
       fail('acted on a node whose machine is unknown');
+    if (action.kind === 'storage-fence' && !action.dryRun && !needs.storage)
+      fail(
+        "blocklisted a node whose proofs need no storage fence (a terminated machine whose images Ceph shows no one holding: the entry would reach the address's next owner)",
+      );
     const ref = instance?.resolved ? instance.ref.instanceId : '';
     if (power !== null && power.instanceId !== ref) fail('acted on evidence about another instance');
     const target = this.target;

@@ -126,7 +126,8 @@ export function initialState(config: RunConfig): SimState {
     nodeUid: 'uid-worker-1',
     nodeInstance: INSTANCE,
     blocklist: [],
-    watchHeld: config.volumes !== 'disks',
+    // A machine terminated before the run is long gone, and its watch with it.
+    watchHeld: config.volumes !== 'disks' && config.initialPower !== 'terminated',
   };
 }
 
