@@ -1,6 +1,7 @@
 /**
  * The timing report printed at the end of every run and kept in `test-results/timings.txt`: wall time,
- * each project's file time, the slowest files, the lab start-ups and the named waits (what the lab
+ * each project's file time, the slowest files, when each project ran and which files ended last, the
+ * lab start-ups and the named waits (what the lab
  * suites spend their time on). Pure text building, so it is tested like any other function.
  */
 import type { TimingEntry } from '../../lab/timing-log.js';
@@ -10,6 +11,9 @@ export interface FileTiming {
   readonly file: string;
   readonly tests: number;
   readonly ms: number;
+  /** When the file started and ended, in ms from the start of the run (absent: not recorded). */
+  readonly startMs?: number;
+  readonly endMs?: number;
 }
 
 export interface TimingInput {
@@ -76,6 +80,32 @@ function labLines(lab: readonly TimingEntry[], top: number): string[] {
   return lines;
 }
 
+/**
+ * When each project's files ran (first start to last end, from the start of the run) and the last
+ * files to end: whether projects overlap, and what the run's tail waits on.
+ */
+function scheduleLines(files: readonly FileTiming[]): string[] {
+  const timed = files.filter(
+    (f): f is FileTiming & { startMs: number; endMs: number } =>
+      f.startMs !== undefined && f.endMs !== undefined,
+  );
+  if (timed.length === 0) return [];
+  const spans = new Map<string, { from: number; to: number }>();
+  for (const f of timed) {
+    const span = spans.get(f.project) ?? { from: f.startMs, to: f.endMs };
+    spans.set(f.project, { from: Math.min(span.from, f.startMs), to: Math.max(span.to, f.endMs) });
+  }
+  const window = (from: number, to: number) => `${(from / 1000).toFixed(1)}–${seconds(to)}`;
+  const last = [...timed].sort((a, b) => b.endMs - a.endMs).slice(0, 3);
+  return [
+    `when each project ran: ${[...spans.entries()]
+      .sort(([, a], [, b]) => a.from - b.from)
+      .map(([name, span]) => `${name} ${window(span.from, span.to)}`)
+      .join(', ')}`,
+    `the last files to end: ${last.map((f) => `${f.file} (${window(f.startMs, f.endMs)})`).join(', ')}`,
+  ];
+}
+
 export function timingReport(input: TimingInput): string {
   const top = input.top ?? 12;
   const fileMs = input.files.reduce((sum, f) => sum + f.ms, 0);
@@ -87,6 +117,7 @@ export function timingReport(input: TimingInput): string {
     ...projectLines(input.files),
     'slowest files:',
     ...slowest.map((f) => `  ${pad(seconds(f.ms), 9)}  ${f.project}  ${f.file} (${f.tests} tests)`),
+    ...scheduleLines(input.files),
     ...labLines(input.lab, top),
   ].join('\n');
 }

@@ -33,6 +33,17 @@ function readEntries(file: string): TimingEntry[] {
  */
 export default class TimingReporter implements Reporter {
   private started = Date.now();
+  /** When each file was handed to a worker and when it ended, in ms from the start of the run, by module id. */
+  private readonly spans = new Map<string, { startMs: number; endMs?: number }>();
+
+  onTestModuleQueued(module: TestModule): void {
+    this.spans.set(module.moduleId, { startMs: Date.now() - this.started });
+  }
+
+  onTestModuleEnd(module: TestModule): void {
+    const span = this.spans.get(module.moduleId);
+    if (span) span.endMs = Date.now() - this.started;
+  }
 
   onInit(): void {
     this.started = Date.now();
@@ -47,6 +58,7 @@ export default class TimingReporter implements Reporter {
       file: module.relativeModuleId,
       tests: [...module.children.allTests()].length,
       ms: module.diagnostic().duration,
+      ...this.spans.get(module.moduleId),
     }));
     const report = timingReport({
       wallMs: Date.now() - this.started,

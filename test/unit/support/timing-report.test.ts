@@ -45,6 +45,30 @@ describe('the test run timing report', () => {
     expect(waitKind('i-0abc12 stopped after 3 s on node-b')).toBe('i-… stopped after N s on node-?');
   });
 
+  it('says when each project ran, and which files ended last, where the run recorded it', () => {
+    const spans = timingReport({
+      wallMs: 100_000,
+      lab: [],
+      files: [
+        { project: 'unit', file: 'test/unit/a.test.ts', tests: 1, ms: 500, startMs: 1_000, endMs: 1_500 },
+        {
+          project: 'e2e',
+          file: 'test/e2e/slow.test.ts',
+          tests: 3,
+          ms: 90_000,
+          startMs: 2_000,
+          endMs: 92_000,
+        },
+        { project: 'cli', file: 'test/cli/x.test.ts', tests: 1, ms: 30_000, startMs: 2_000, endMs: 32_000 },
+      ],
+    });
+    expect(spans).toContain('when each project ran: unit 1.0–1.5 s, e2e 2.0–92.0 s, cli 2.0–32.0 s');
+    expect(spans).toContain(
+      'the last files to end: test/e2e/slow.test.ts (2.0–92.0 s), test/cli/x.test.ts (2.0–32.0 s), test/unit/a.test.ts (1.0–1.5 s)',
+    );
+    expect(report).not.toContain('when each project ran');
+  });
+
   it('says so when no lab started', () => {
     expect(timingReport({ wallMs: 1000, files: [], lab: [] })).toContain('lab start-ups: none');
   });
