@@ -59,7 +59,12 @@ export function terminatedAndUnheld(observation: Observation): boolean {
   const instance = observation.instance;
   const power = instance?.resolved && instance.power.ok ? instance.power.value : null;
   const holders = observation.storage?.holders;
-  return power?.state === PowerState.Terminated && holders?.ok === true && holders.value.holders.length === 0;
+  // The witness must have looked: it reads the images the attachments name, not those only reported in use.
+  const looked =
+    holders?.ok === true &&
+    holders.value.images.length > 0 &&
+    (observation.workload.imagesInUse?.length ?? 0) === 0;
+  return power?.state === PowerState.Terminated && looked && holders.value.holders.length === 0;
 }
 
 /** The node's images that no storage fencer reaches, for evidence. */

@@ -519,6 +519,8 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
                 witness: true,
                 bareMetal: false,
                 initialPower: 'terminated',
+                // The witness reads the images the attachments name; one only reported in use it never saw.
+                imagesReportedInUse: false,
               }),
             ),
         ),

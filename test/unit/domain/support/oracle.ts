@@ -154,7 +154,11 @@ function proofsNeeded(observation: Observation): { machine: boolean; storage: bo
   const terminated =
     instance?.resolved === true && instance.power.ok && instance.power.value.state === 'terminated';
   const holders = observation.storage?.holders;
-  const unheld = holders?.ok === true && holders.value.holders.length === 0;
+  const unheld =
+    holders?.ok === true &&
+    holders.value.images.length > 0 &&
+    holders.value.holders.length === 0 &&
+    reported === 0;
   const storage = fenceable > 0 && observation.storage !== null && !(terminated && unheld);
   const hasMachine = observation.instance?.resolved === true;
   const watch = foreign > 0 || (fenceable > 0 && !storage);
