@@ -64,8 +64,16 @@ export const witnessRequired: FenceRule = {
     // After the commitment the plan and the witnessed addresses are fixed; a witness that reads badly
     // is witness-observed's to judge.
     if (committed(ctx) || !ctx.plan.storage || ctx.plan.machine || storage === null) return NotApplicable;
-    if (storage.holders !== undefined) return Compliant;
+    const holders = storage.holders;
+    // A witness that read no image (the attachments are gone; the kubelet's volumesInUse, which it does
+    // not read, is all that names them) has shown nothing about who holds them.
+    if (holders !== undefined && !(holders.ok && holders.value.images.length === 0)) return Compliant;
     return halt(Phase.Refused, Reason.WitnessRequired, [
+      ...(holders?.ok
+        ? [
+            `${holders.value.source} read none of node ${ctx.request.node}'s images: no attachment names one it can read`,
+          ]
+        : []),
       `node ${ctx.request.node} names no machine a compute provider can power off, so the blocklist would be its one barrier`,
       `the blocklist would cover only what node ${ctx.request.node} reports (${storage.addresses.join(', ') || 'no address'}${storage.declared.length > 0 ? `; declared ${storage.declared.join(', ')}` : ''}), and no witness reads from ${storage.storage} which addresses hold its images`,
     ]);

@@ -74,6 +74,36 @@ describe('the dry-run report of a node holding RBD images', () => {
     expect(decision.evidence.join('\n')).toContain(`what node ${NODE} reports (${NODE_IP})`);
   });
 
+  it("on a bare-metal node whose images only its kubelet's report names: refused, the witness read none of them", () => {
+    const readNothing: ObservedStorage = {
+      ...storage,
+      holders: {
+        ok: true,
+        value: {
+          source: 'rbd status as client.witness',
+          observedAt: '2026-03-01T10:00:00.000Z',
+          images: [],
+          holders: [],
+        },
+      },
+    };
+    // Tainted by hand: its attachments are gone, only the kubelet's last volumesInUse names the image.
+    const observation = observe({ ...bareMetal, volumeAttachments: [], storage: readNothing });
+    const decision = decide(
+      {
+        ...observation,
+        workload: {
+          ...observation.workload,
+          imagesInUse: ['kubernetes.io/csi/rbd.csi.ceph.com^0001-0009-rook-ceph-0000000000000002-db'],
+        },
+      },
+      aRequest({ dryRun: true }),
+      freshHistory(),
+    );
+    expect(decision).toMatchObject({ phase: 'Refused', reason: 'WitnessRequired', action: null });
+    expect(decision.evidence.join('\n')).toContain('read none of node');
+  });
+
   it('on a bare-metal node: the blocklist alone, no machine to power off and no disk to wait for', () => {
     const decision = dryRun({
       storage: witnessed,
