@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { EcsComputeFencer } from '../lib/adapters/alicloud-ecs/index.js';
 import type { AwsCredentialsProvider } from '../lib/adapters/aws-ec2/credentials.js';
-import { cephRbdSettingsFromEnv } from '../lib/adapters/ceph-rbd/settings.js';
+import {
+  cephNetworkFenceSettingsFromEnv,
+  cephRbdSettingsFromEnv,
+} from '../lib/adapters/ceph-rbd/settings.js';
 import type { ApiEndpoint } from '../lib/adapters/kubernetes/api/endpoint.js';
 import type { FencerDeps } from '../lib/app/deps.js';
 import { composeDeps } from '../lib/compose.js';
@@ -64,6 +67,7 @@ export function depsFromOptions(options: ConnectionOptions, access: CheckedAcces
     accountId: options.accountId,
     awsCredentials: access.awsCredentials,
     computeFencers: alibaba ? [alibaba] : [],
+    cephNetworkFence: cephNetworkFenceSettingsFromEnv(process.env),
     ceph: cephRbdSettingsFromEnv(process.env, (path) => readFileSync(path, 'utf8')),
     log: createLogger({ silent: !options.logJson, stderr: true }),
     ...(options.chunkSize ? { pageSize: options.chunkSize } : {}),

@@ -27,6 +27,7 @@ import {
   startControlPlane,
 } from './control-plane.js';
 import { startCsi } from './csi.js';
+import { type LabCsiAddons, startCsiAddons } from './csi-addons/csi-addons-lab.js';
 import { addPrivateIp } from './ec2-emulator.js';
 import type { Ec2Faults } from './ec2-faults/index.js';
 import type { EcsEmulatorAdmin, Principal } from './ecs-emulator/index.js';
@@ -96,6 +97,11 @@ export interface LabCephOptions {
   readonly watchTimeoutSeconds?: number;
   /** How often the nodes' RBD clients write. @default 500 */
   readonly writeIntervalMs?: number;
+  /**
+   * csi-addons beside ceph-csi, as Rook and ODF run them: the real csi-addons controller, its CRDs and
+   * a NetworkFenceClass, with a stand-in of ceph-csi's fence code (lab/csi-addons). @default off
+   */
+  readonly csiAddons?: boolean;
 }
 
 /** The lab's Ceph, and the node side of its CSI driver. */
@@ -103,6 +109,8 @@ export interface LabCeph extends CephLab {
   readonly stager: RbdNodeStager;
   /** Where `fencerEnv`'s `FENCER_CEPH_CA_FILE` points: the mgr's self-signed certificate. */
   readonly caFile: string;
+  /** csi-addons, when the lab was started with `ceph: { csiAddons: true }`. */
+  readonly csiAddons?: LabCsiAddons;
 }
 
 /**
@@ -344,6 +352,21 @@ async function bootLab(options: LabOptions): Promise<Lab> {
       stoppers.push(rbd.stop);
       processes.push(...rbd.processes);
       step('csi-rbd-controller and csi-rbd-attacher ready');
+      if (cephOptions?.csiAddons) {
+        const csiAddons = await startCsiAddons({
+          kubeConfig,
+          kubeconfigPath: controlPlane.kubeconfigPath,
+          runDir,
+          driver: RBD_CSI_DRIVER,
+          host: ceph.hostIp,
+          admin: ceph.admin,
+          clusterId: ceph.fsid,
+        });
+        stoppers.push(csiAddons.stop);
+        processes.push(csiAddons.process);
+        ceph = Object.assign(ceph, { csiAddons });
+        step('csi-addons controller ready');
+      }
     }
 
     const kubeletLog = join(logDir, 'kubelets.log');

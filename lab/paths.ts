@@ -17,4 +17,5 @@ export function cacheRoot(): string {
 export const GO_MODULES = {
   k8s: join(REPO_ROOT, 'lab', 'go', 'k8s'),
   csi: join(REPO_ROOT, 'lab', 'go', 'csi'),
+  csiAddons: join(REPO_ROOT, 'lab', 'go', 'csi-addons'),
 } as const;

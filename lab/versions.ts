@@ -8,4 +8,6 @@ export const LAB_VERSIONS = {
   externalAttacher: '4.12.0',
   csiSpec: '1.12.0',
   moto: '5.2.5',
+  /** The csi-addons controller (NetworkFence), with the spec it speaks. */
+  csiAddons: '0.14.0',
 } as const;

@@ -4,10 +4,10 @@
  */
 import type { AwsCredentialsProvider } from './adapters/aws-ec2/credentials.js';
 import { createEc2Client, Ec2ComputeFencer } from './adapters/aws-ec2/index.js';
-import { CephRbdStorageFencer } from './adapters/ceph-rbd/index.js';
-import type { CephRbdSettings } from './adapters/ceph-rbd/settings.js';
+import { CephRbdStorageFencer, NetworkFenceStorageFencer } from './adapters/ceph-rbd/index.js';
+import type { CephNetworkFenceSettings, CephRbdSettings } from './adapters/ceph-rbd/settings.js';
 import type { ApiEndpoint } from './adapters/kubernetes/api/endpoint.js';
-import { KubeCluster } from './adapters/kubernetes/index.js';
+import { KubeCluster, KubeNetworkFences } from './adapters/kubernetes/index.js';
 import type { FencerDeps } from './app/deps.js';
 import { NO_CHECKPOINTS, nodeCheckpoints, type RunCheckpoints } from './app/run-checkpoint.js';
 import { runCheckpointCodec } from './config/run-checkpoint.js';
@@ -33,6 +33,8 @@ export interface FencerConfig {
   readonly computeFencers?: readonly ComputeFencer[];
   /** The Ceph cluster whose RBD images the fencer isolates by blocklist; none without it. */
   readonly ceph?: CephRbdSettings;
+  /** Or the same through csi-addons NetworkFences (Rook, ODF, Ceph 20); never both. */
+  readonly cephNetworkFence?: CephNetworkFenceSettings;
   /** The use cases' log; the adapters log through it too (a failed Event write, a power-off request). */
   readonly log?: AppLogger;
   readonly metrics?: Metrics;
@@ -80,6 +82,18 @@ function computeFencers(config: FencerConfig, logger: AppLogger): Map<string, Co
   return fencers;
 }
 
+/** The Ceph fencer the configuration asks for: through the mgr's restful module, or csi-addons. */
+function storageFencers(config: FencerConfig): FencerDeps['storage'] {
+  if (config.ceph && config.cephNetworkFence) {
+    throw new Error('configure Ceph through the restful module or through csi-addons, not both');
+  }
+  if (config.cephNetworkFence) {
+    const fences = new KubeNetworkFences(config.endpoint);
+    return [new NetworkFenceStorageFencer({ settings: config.cephNetworkFence, fences })];
+  }
+  return config.ceph ? [new CephRbdStorageFencer({ settings: config.ceph })] : [];
+}
+
 /** Builds the use cases' dependencies from configuration. */
 export function composeDeps(config: FencerConfig): FencerDeps {
   const log = config.log ?? createLogger();
@@ -90,7 +104,7 @@ export function composeDeps(config: FencerConfig): FencerDeps {
       ...(config.pageSize ? { pageSize: config.pageSize } : {}),
     }),
     compute: new ProviderRegistry(computeFencers(config, log)),
-    storage: config.ceph ? [new CephRbdStorageFencer({ settings: config.ceph })] : [],
+    storage: storageFencers(config),
     clock: { now: () => new Date() },
     log,
     metrics: config.metrics ?? new InMemoryMetrics(),

@@ -18,7 +18,7 @@ import { withLock } from './lock.js';
 import { type Progress, progressReporter } from './progress.js';
 
 /** One binary the lab runs, and the Go package it is built from. */
-interface BinarySpec {
+export interface BinarySpec {
   readonly name: string;
   readonly module: keyof typeof GO_MODULES;
   readonly pkg: string;
@@ -102,7 +102,7 @@ export const goEnv = (): NodeJS.ProcessEnv => ({
   GOFLAGS: '-mod=readonly',
 });
 
-function requireGo(logDir: string): void {
+export function requireGo(logDir: string): void {
   const probe = spawnSync('go', ['version'], { encoding: 'utf8' });
   if (probe.error || probe.status !== 0) {
     const log = join(logDir, 'go-toolchain.log');
@@ -123,7 +123,12 @@ function countPackages(spec: BinarySpec): number {
   return r.status === 0 ? r.stdout.split('\n').filter((l) => l.includes('.')).length : 0;
 }
 
-function buildOne(spec: BinarySpec, outDir: string, logDir: string, progress: Progress): Promise<void> {
+export function buildOne(
+  spec: BinarySpec,
+  outDir: string,
+  logDir: string,
+  progress: Progress,
+): Promise<void> {
   const logFile = join(logDir, `build-${spec.name}.log`);
   const total = countPackages(spec);
   const tmpOut = join(outDir, `.${spec.name}.tmp`);

@@ -112,16 +112,29 @@ export class CephAdmin {
     return answer;
   }
 
-  async #command(op: 'mon' | 'mgr', cmd: Record<string, unknown>, inbuf?: string): Promise<CommandOutput> {
+  async #command(
+    op: 'mon' | 'mgr',
+    cmd: Record<string, unknown>,
+    inbuf?: string,
+    floats?: Record<string, number>,
+  ): Promise<CommandOutput> {
     const what = String(cmd.prefix);
-    const answer = await this.#request(what, { op, cmd, ...(inbuf === undefined ? {} : { inbuf }) });
+    const answer = await this.#request(what, {
+      op,
+      cmd,
+      ...(inbuf === undefined ? {} : { inbuf }),
+      ...(floats === undefined ? {} : { floats }),
+    });
     if (answer.ret !== 0) throw new CephAdminError(what, -Number(answer.ret), String(answer.outs));
     return { outb: String(answer.outb), outs: String(answer.outs) };
   }
 
-  /** A mon command (`{"prefix": "osd stat", "format": "json"}`); fails on a non-zero return. */
-  mon(cmd: Record<string, unknown>, inbuf?: string): Promise<CommandOutput> {
-    return this.#command('mon', cmd, inbuf);
+  /**
+   * A mon command (`{"prefix": "osd stat", "format": "json"}`); fails on a non-zero return. `floats`
+   * are CephFloat arguments, sent as reals (the mon refuses `expire: 3600`; it wants `3600.0`).
+   */
+  mon(cmd: Record<string, unknown>, inbuf?: string, floats?: Record<string, number>): Promise<CommandOutput> {
+    return this.#command('mon', cmd, inbuf, floats);
   }
 
   /** A mgr command (e.g. `restful create-key`); waits for an active mgr. */

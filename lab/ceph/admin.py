@@ -44,7 +44,10 @@ def handle(cluster, request):
 
 def command(cluster, send, request):
     inbuf = request.get('inbuf', '').encode()
-    ret, outb, outs = send(json.dumps(request['cmd']), inbuf, timeout=request.get('timeout', 30))
+    cmd = dict(request['cmd'])
+    # CephFloat arguments must be JSON reals: json.dumps writes a Python float as one.
+    cmd.update({key: float(value) for key, value in request.get('floats', {}).items()})
+    ret, outb, outs = send(json.dumps(cmd), inbuf, timeout=request.get('timeout', 30))
     return {'ret': ret, 'outb': outb.decode(errors='replace'), 'outs': outs}
 
 

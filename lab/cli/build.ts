@@ -1,5 +1,9 @@
-/** `npm run lab:build`: build (or find cached) the lab's Kubernetes binaries and the EC2 emulator. */
+/**
+ * `npm run lab:build`: build (or find cached) the lab's Kubernetes binaries, the csi-addons controller
+ * and the EC2 emulator.
+ */
 
+import { ensureCsiAddons } from '../build/csi-addons.js';
 import { LabBuildError } from '../build/errors.js';
 import { ensureLabBinaries } from '../build/go-binaries.js';
 import { Ec2EmulatorError, ensureMoto } from '../ec2-emulator.js';
@@ -7,6 +11,7 @@ import { Ec2EmulatorError, ensureMoto } from '../ec2-emulator.js';
 try {
   const dir = await ensureLabBinaries();
   process.stderr.write(`lab build: binaries in ${dir}\n`);
+  process.stderr.write(`lab build: csi-addons in ${await ensureCsiAddons()}\n`);
   await ensureMoto();
 } catch (err) {
   if (err instanceof LabBuildError || err instanceof Ec2EmulatorError) {

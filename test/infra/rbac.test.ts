@@ -43,6 +43,8 @@ describe('deploy/rbac.yaml', () => {
     expect(verbsOn(role, 'pods')).toEqual(['delete', 'get', 'list', 'watch']);
     expect(verbsOn(role, 'volumeattachments')).toEqual(['get', 'list', 'watch']);
     expect(verbsOn(role, 'leases')).toEqual([]);
+    // csi-addons NetworkFences (Rook, ODF): made, flipped and deleted by the fencer, never listed.
+    expect(verbsOn(role, 'networkfences')).toEqual(['create', 'delete', 'get', 'patch']);
     expect(role?.rules?.flatMap((r) => r.verbs)).not.toContain('*');
     expect(role?.rules?.flatMap((r) => r.resources)).not.toContain('*');
   });

@@ -24,6 +24,46 @@ const fenceableRange = z.string().transform((text, ctx) => {
   }
 });
 
+/** What both ways into Ceph share: which volumes are this Ceph's, where its nodes' addresses are. */
+const scopeFields = {
+  /** An entry lapsing sooner than this is not a proof (and is renewed by the next fence). */
+  minRemainingSeconds: z
+    .number()
+    .int()
+    .min(60)
+    .max(365 * DAY)
+    .default(DAY),
+  /** Extra ranges per node name, for a storage network that is not in the Node's InternalIPs. */
+  extraRanges: z.record(z.string().min(1), z.array(fenceableRange).max(16)).default({}),
+  /** CSI driver names besides `rbd.csi.ceph.com` and Rook's `<namespace>.rbd.csi.ceph.com`. */
+  csiDrivers: z.array(z.string().min(1)).max(16).default([]),
+  /**
+   * The ceph-csi `clusterID`s that name this Ceph cluster (a PersistentVolume's
+   * `spec.csi.volumeAttributes.clusterID`). Empty: every image of the drivers above is this cluster's.
+   * Set when ceph-csi or Rook serves more than one Ceph cluster under one driver name: an image of any
+   * other clusterID is never proven by this cluster's blocklist.
+   */
+  clusterIds: z
+    .array(z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'a ceph-csi clusterID'))
+    .max(16)
+    .default([]),
+  /** On a cluster without ranges, a range is fenced address by address, up to this many. */
+  maxAddressesPerRange: z.number().int().min(1).max(4096).default(256),
+};
+
+/**
+ * Ceph's own witness of who holds the node's images (`rbd status` as a read-only user: see witness.ts),
+ * and the same user's reads of the blocklist and the monmap where the fence goes through csi-addons.
+ */
+const witnessSchema = z.strictObject({
+  user: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'a cephx user name without client.'),
+  keyring: z.string().min(1).max(4096),
+  monHost: z.string().min(1).max(1024).optional(),
+  conf: z.string().min(1).max(4096).optional(),
+  rbdPath: z.string().min(1).max(4096).optional(),
+  cephPath: z.string().min(1).max(4096).optional(),
+});
+
 /** What the Ceph RBD storage fencer needs. Defaults are the documented production values. */
 export const cephRbdSettingsSchema = z
   .strictObject({
@@ -58,44 +98,11 @@ export const cephRbdSettingsSchema = z
       .min(3600)
       .max(5 * 365 * DAY)
       .default(7 * DAY),
-    /** An entry lapsing sooner than this is not a proof (and is renewed by the next fence). */
-    minRemainingSeconds: z
-      .number()
-      .int()
-      .min(60)
-      .max(365 * DAY)
-      .default(DAY),
     /** How the cluster spells its blocklist; `auto` asks the mon's command table once. */
     dialect: z.enum(['auto', ...Object.values(BlocklistDialect)]).default('auto'),
-    /** Extra ranges per node name, for a storage network that is not in the Node's InternalIPs. */
-    extraRanges: z.record(z.string().min(1), z.array(fenceableRange).max(16)).default({}),
-    /** CSI driver names besides `rbd.csi.ceph.com` and Rook's `<namespace>.rbd.csi.ceph.com`. */
-    csiDrivers: z.array(z.string().min(1)).max(16).default([]),
-    /**
-     * The ceph-csi `clusterID`s that name this Ceph cluster (a PersistentVolume's
-     * `spec.csi.volumeAttributes.clusterID`). Empty: every image of the drivers above is this cluster's.
-     * Set when ceph-csi or Rook serves more than one Ceph cluster under one driver name: an image of any
-     * other clusterID is never proven by this cluster's blocklist.
-     */
-    clusterIds: z
-      .array(z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'a ceph-csi clusterID'))
-      .max(16)
-      .default([]),
-    /** On a cluster without ranges, a range is fenced address by address, up to this many. */
-    maxAddressesPerRange: z.number().int().min(1).max(4096).default(256),
-    /**
-     * Ceph's own witness of who holds the node's images (`rbd status` as a read-only user: see
-     * witness.ts). Absent: the fence covers the addresses the Node reports, and nothing checks them.
-     */
-    witness: z
-      .strictObject({
-        user: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'a cephx user name without client.'),
-        keyring: z.string().min(1).max(4096),
-        monHost: z.string().min(1).max(1024).optional(),
-        conf: z.string().min(1).max(4096).optional(),
-        rbdPath: z.string().min(1).max(4096).optional(),
-      })
-      .optional(),
+    ...scopeFields,
+    /** Absent: the fence covers the addresses the Node reports, and nothing checks them. */
+    witness: witnessSchema.optional(),
   })
   .refine((s) => s.minRemainingSeconds < s.blocklistExpireSeconds, {
     message: 'minRemainingSeconds must be shorter than blocklistExpireSeconds',
@@ -111,6 +118,33 @@ export function parseCephRbdSettings(input: unknown): CephRbdSettings {
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
   throw new CephInputError(`invalid Ceph RBD fencer settings: ${issues}`);
+}
+
+/**
+ * The other way in, for a Ceph run by Rook or OpenShift Data Foundation (and Ceph 20, which has no
+ * restful module): a csi-addons NetworkFence per node, carried out by the cluster's own ceph-csi, and
+ * checked against Ceph's own blocklist, read by the read-only user (docs/ceph.md).
+ */
+export const cephNetworkFenceSettingsSchema = z.strictObject({
+  /** The NetworkFenceClass that names ceph-csi's driver, its fence secret and the clusterID. */
+  networkFenceClass: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, 'a NetworkFenceClass name (a DNS subdomain)'),
+  /** How long a fence or an unfence may take before the step fails (and is tried again). */
+  fenceTimeoutSeconds: z.number().int().min(5).max(600).default(60),
+  ...scopeFields,
+  /** Required: without Ceph's own reads, the fencer would have only csi-addons' word for the fence. */
+  witness: witnessSchema,
+});
+
+export type CephNetworkFenceSettings = z.output<typeof cephNetworkFenceSettingsSchema>;
+
+/** Validates NetworkFence settings; throws a {@link CephInputError} naming every problem. */
+export function parseCephNetworkFenceSettings(input: unknown): CephNetworkFenceSettings {
+  const parsed = cephNetworkFenceSettingsSchema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+  throw new CephInputError(`invalid Ceph NetworkFence settings: ${issues}`);
 }
 
 /** The environment variables the CLI and the functions read. */
@@ -134,6 +168,9 @@ export const CEPH_ENV = {
   witnessKeyring: 'FENCER_CEPH_WITNESS_KEYRING',
   monHost: 'FENCER_CEPH_MON_HOST',
   conf: 'FENCER_CEPH_CONF',
+  /** Set instead of the mgr URL: fence through csi-addons with this NetworkFenceClass. */
+  networkFenceClass: 'FENCER_CEPH_NETWORK_FENCE_CLASS',
+  networkFenceTimeout: 'FENCER_CEPH_NETWORK_FENCE_TIMEOUT_SECONDS',
 } as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -164,29 +201,10 @@ const jsonOrUndefined = (name: string, text: string | undefined): unknown => {
   }
 };
 
-/**
- * Settings from `FENCER_CEPH_*`; `undefined` when `FENCER_CEPH_MGR_URL` is unset (no Ceph fencing).
- * `FENCER_CEPH_MGR_URL` may list every mgr's URL, comma-separated.
- * The key and the certificate may come from files (`…_FILE`), as mounted secrets do.
- */
-export function cephRbdSettingsFromEnv(
-  env: Env,
-  readText: (path: string) => string,
-): CephRbdSettings | undefined {
-  if (!env[CEPH_ENV.mgrUrl]) return undefined;
-  const expire = env[CEPH_ENV.expireSeconds];
+/** The settings both ways in read alike: ranges, clusterIDs, the read-only user. */
+function scopeFromEnv(env: Env): Record<string, unknown> {
   const clusterIds = env[CEPH_ENV.clusterIds];
-  // One URL per mgr, comma-separated: the active one's first.
-  const [mgrUrl, ...standbyMgrUrls] = (env[CEPH_ENV.mgrUrl] ?? '').split(',').map((u) => u.trim());
-  return parseCephRbdSettings({
-    mgrUrl,
-    standbyMgrUrls,
-    keyName: env[CEPH_ENV.keyName],
-    key: secretFrom(env, CEPH_ENV.key, CEPH_ENV.keyFile, readText),
-    ca: secretFrom(env, CEPH_ENV.ca, CEPH_ENV.caFile, readText),
-    ...(env[CEPH_ENV.serverName] ? { serverName: env[CEPH_ENV.serverName] } : {}),
-    ...(env[CEPH_ENV.fingerprint] ? { fingerprintSha256: env[CEPH_ENV.fingerprint] } : {}),
-    ...(expire ? { blocklistExpireSeconds: Number(expire) } : {}),
+  return {
     ...(env[CEPH_ENV.extraRanges]
       ? { extraRanges: jsonOrUndefined(CEPH_ENV.extraRanges, env[CEPH_ENV.extraRanges]) }
       : {}),
@@ -201,5 +219,54 @@ export function cephRbdSettingsFromEnv(
           },
         }
       : {}),
+  };
+}
+
+/**
+ * NetworkFence settings from `FENCER_CEPH_*`; `undefined` when `FENCER_CEPH_NETWORK_FENCE_CLASS` is
+ * unset. Setting it together with `FENCER_CEPH_MGR_URL` is an error: one Ceph, one way in.
+ */
+export function cephNetworkFenceSettingsFromEnv(env: Env): CephNetworkFenceSettings | undefined {
+  const networkFenceClass = env[CEPH_ENV.networkFenceClass];
+  if (!networkFenceClass) return undefined;
+  if (env[CEPH_ENV.mgrUrl]) {
+    throw new CephInputError(`set ${CEPH_ENV.mgrUrl} or ${CEPH_ENV.networkFenceClass}, not both`);
+  }
+  if (!env[CEPH_ENV.witnessUser]) {
+    throw new CephInputError(
+      `${CEPH_ENV.networkFenceClass} needs ${CEPH_ENV.witnessUser} and ${CEPH_ENV.witnessKeyring}: the fence is checked against Ceph's own blocklist, read by that user`,
+    );
+  }
+  const timeout = env[CEPH_ENV.networkFenceTimeout];
+  return parseCephNetworkFenceSettings({
+    networkFenceClass,
+    ...(timeout ? { fenceTimeoutSeconds: Number(timeout) } : {}),
+    ...scopeFromEnv(env),
+  });
+}
+
+/**
+ * Settings from `FENCER_CEPH_*`; `undefined` when `FENCER_CEPH_MGR_URL` is unset (no Ceph fencing).
+ * `FENCER_CEPH_MGR_URL` may list every mgr's URL, comma-separated.
+ * The key and the certificate may come from files (`…_FILE`), as mounted secrets do.
+ */
+export function cephRbdSettingsFromEnv(
+  env: Env,
+  readText: (path: string) => string,
+): CephRbdSettings | undefined {
+  if (!env[CEPH_ENV.mgrUrl]) return undefined;
+  const expire = env[CEPH_ENV.expireSeconds];
+  // One URL per mgr, comma-separated: the active one's first.
+  const [mgrUrl, ...standbyMgrUrls] = (env[CEPH_ENV.mgrUrl] ?? '').split(',').map((u) => u.trim());
+  return parseCephRbdSettings({
+    mgrUrl,
+    standbyMgrUrls,
+    keyName: env[CEPH_ENV.keyName],
+    key: secretFrom(env, CEPH_ENV.key, CEPH_ENV.keyFile, readText),
+    ca: secretFrom(env, CEPH_ENV.ca, CEPH_ENV.caFile, readText),
+    ...(env[CEPH_ENV.serverName] ? { serverName: env[CEPH_ENV.serverName] } : {}),
+    ...(env[CEPH_ENV.fingerprint] ? { fingerprintSha256: env[CEPH_ENV.fingerprint] } : {}),
+    ...(expire ? { blocklistExpireSeconds: Number(expire) } : {}),
+    ...scopeFromEnv(env),
   });
 }

@@ -5,7 +5,6 @@
  * way ceph-csi's node plugin does before it maps an image. Where the fencer runs without the tool (a
  * zip-packaged Lambda), the deployment has no witness and says so (docs/ceph.md).
  */
-import { execFile } from 'node:child_process';
 import type { HolderEvidence, ImageHolder } from '../../domain/observation.js';
 import {
   type StorageCallOptions,
@@ -14,22 +13,11 @@ import {
   type StorageWitness,
 } from '../../ports/storage-fencer.js';
 import { canonicalIp } from './addresses.js';
+import { type CephToolSettings, runCephTool } from './cli-tool.js';
 import { CephApiError } from './errors.js';
 
 /** How the witness reaches Ceph. */
-export interface RbdWitnessSettings {
-  /** The read-only cephx user, without `client.` (`kube-fencer-witness`). */
-  readonly user: string;
-  /** Its keyring file. */
-  readonly keyring: string;
-  /** The mons (`10.0.0.1:6789,10.0.0.2:6789`), unless `conf` names them. */
-  readonly monHost?: string;
-  /** A ceph.conf to read instead of the default. */
-  readonly conf?: string;
-  /** The `rbd` tool. @default `rbd` on the PATH */
-  readonly rbdPath?: string;
-  readonly timeoutMs?: number;
-}
+export type RbdWitnessSettings = CephToolSettings;
 
 /** A PV's image as ceph-csi names it in `spec.csi.volumeAttributes`. */
 export function rbdImageOf(attributes: Readonly<Record<string, string>>): StorageImageRef | null {
@@ -104,50 +92,16 @@ export class RbdStatusWitness implements StorageWitness {
     };
   }
 
-  #status(ref: StorageImageRef, signal: AbortSignal | undefined): Promise<ImageHolder[]> {
-    const s = this.#settings;
+  async #status(ref: StorageImageRef, signal: AbortSignal | undefined): Promise<ImageHolder[]> {
     const image = `${ref.pool}/${ref.image}`;
-    const args = [
-      'status',
-      '--format',
-      'json',
-      '--id',
-      s.user,
-      '--keyring',
-      s.keyring,
-      ...(s.conf ? ['--conf', s.conf] : []),
-      ...(s.monHost ? ['--mon-host', s.monHost] : []),
-      image,
-    ];
-    return new Promise((resolve, reject) => {
-      execFile(
-        s.rbdPath ?? 'rbd',
-        args,
-        { timeout: s.timeoutMs ?? 10_000, ...(signal ? { signal } : {}), maxBuffer: 1 << 20 },
-        (error, stdout, stderr) => {
-          if (error) {
-            const why = `${stderr.trim().split('\n').at(-1) || error.message}`;
-            const fault = /EACCES|permission denied|\(13\)|\(1\) Operation not permitted/i.test(why)
-              ? StorageFault.AuthRefused
-              : /ENOENT: spawn|not found/.test(error.message)
-                ? StorageFault.CommandFailed
-                : StorageFault.MgrUnreachable;
-            reject(
-              new CephApiError(
-                { fault, operation: `rbd status ${image}`, retryable: fault !== StorageFault.AuthRefused },
-                why,
-                { cause: error },
-              ),
-            );
-            return;
-          }
-          try {
-            resolve(parseRbdStatus(image, stdout));
-          } catch (e) {
-            reject(e);
-          }
-        },
-      );
-    });
+    const out = await runCephTool(
+      'rbd',
+      ['status', '--format', 'json'],
+      this.#settings,
+      `rbd status ${image}`,
+      signal,
+      [image],
+    );
+    return parseRbdStatus(image, out);
   }
 }

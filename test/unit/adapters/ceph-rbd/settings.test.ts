@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CephInputError } from '../../../../lib/adapters/ceph-rbd/errors.js';
 import {
   CEPH_ENV,
+  cephNetworkFenceSettingsFromEnv,
   cephRbdSettingsFromEnv,
   parseCephRbdSettings,
 } from '../../../../lib/adapters/ceph-rbd/settings.js';
@@ -132,5 +133,43 @@ describe('cephRbdSettingsFromEnv', () => {
         readText,
       ),
     ).toThrow(/not JSON/);
+  });
+});
+
+describe('cephNetworkFenceSettingsFromEnv', () => {
+  const witness = {
+    [CEPH_ENV.witnessUser]: 'kube-fencer-witness',
+    [CEPH_ENV.witnessKeyring]: '/etc/ceph/w.keyring',
+  };
+
+  it('is undefined without a NetworkFenceClass, and reads one with the witness and the shared scope', () => {
+    expect(cephNetworkFenceSettingsFromEnv(witness)).toBeUndefined();
+    expect(
+      cephNetworkFenceSettingsFromEnv({
+        ...witness,
+        [CEPH_ENV.networkFenceClass]: 'ceph-rbd-networkfence',
+        [CEPH_ENV.clusterIds]: 'rook-ceph',
+      }),
+    ).toEqual({
+      networkFenceClass: 'ceph-rbd-networkfence',
+      fenceTimeoutSeconds: 60,
+      minRemainingSeconds: 86_400,
+      extraRanges: {},
+      csiDrivers: [],
+      clusterIds: ['rook-ceph'],
+      maxAddressesPerRange: 256,
+      witness: { user: 'kube-fencer-witness', keyring: '/etc/ceph/w.keyring' },
+    });
+  });
+
+  it('refuses it beside a mgr URL, without the read-only user, and a class that is no name', () => {
+    const nf = { [CEPH_ENV.networkFenceClass]: 'ceph-rbd' };
+    expect(() =>
+      cephNetworkFenceSettingsFromEnv({ ...witness, ...nf, [CEPH_ENV.mgrUrl]: 'https://10.0.0.5:8003/' }),
+    ).toThrow(/not both/);
+    expect(() => cephNetworkFenceSettingsFromEnv(nf)).toThrow(/needs FENCER_CEPH_WITNESS_ID/);
+    expect(() =>
+      cephNetworkFenceSettingsFromEnv({ ...witness, [CEPH_ENV.networkFenceClass]: 'Not A Name' }),
+    ).toThrow(CephInputError);
   });
 });
