@@ -45,6 +45,7 @@ export default defineConfig({
           // CDK synthesis bundles every function with esbuild: seconds each on a busy machine.
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
+          setupFiles: ['./test/support/infra-tmpdir.ts'],
           testTimeout: 180_000,
           hookTimeout: 180_000,
           ...PURE,
