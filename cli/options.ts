@@ -97,7 +97,12 @@ export const timelineOutOption = (): Option =>
 export function addFenceOptions(command: Command): Command {
   return command
     .option('--dry-run', 'report what would happen; change nothing (EC2 DryRun for the power-off)', false)
-    .option('--timeout <duration>', 'give up after this long (exit 4), e.g. 15m', duration('--timeout'), 900)
+    .option(
+      '--timeout <duration>',
+      'give up after this long (exit 4), e.g. 15m; a slow or throttling provider is given no more of it than is left',
+      duration('--timeout'),
+      900,
+    )
     .addOption(
       new Option('--strategy <strategy>', 'how volumes are released once the instance is proven off')
         .choices(['auto', 'out-of-service', 'legacy'])

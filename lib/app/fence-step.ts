@@ -11,7 +11,7 @@ import type { ClaimResult } from '../ports/cluster.js';
 import { type ActionResult, perform } from './act.js';
 import { type AuditScope, audit, auditError } from './audit.js';
 import type { FencerDeps } from './deps.js';
-import { type Observed, observe, PROVIDER_BUDGET_MS, withFreshNode } from './observe.js';
+import { type Observed, observe, stepProviderBudgetMs, withFreshNode } from './observe.js';
 import { RunOutcome, type StepDecision, stepDecision } from './outcome.js';
 
 /** The state a fence run carries from step to step (in Step Functions, the execution's JSON). */
@@ -38,6 +38,8 @@ export interface FenceStepOptions {
    * between the action and the end of the step cannot make the next attempt start the run over.
    */
   readonly beforeAction?: (state: FenceStepState) => Promise<void>;
+  /** How long the run has left: the step's provider reads get no more (see stepProviderBudgetMs). */
+  readonly remainingMs?: number;
 }
 
 const WAIT_FOR_CLAIM_SECONDS = 5;
@@ -147,6 +149,7 @@ export async function fenceStep(
       state,
       options.claimTtlSeconds ?? ClaimTtlSeconds.Workflow,
       options.beforeAction,
+      stepProviderBudgetMs(options.remainingMs),
     );
   } catch (error) {
     await auditError(deps, state.request.node, !state.request.dryRun, error);
@@ -159,6 +162,7 @@ async function takeStep(
   state: FenceStepState,
   claimTtlSeconds: number,
   beforeAction: FenceStepOptions['beforeAction'],
+  providerBudgetMs: number,
 ): Promise<FenceStepState> {
   const started = Date.now();
   const { request, history } = state;
@@ -167,7 +171,7 @@ async function takeStep(
     withDisks: history.proofOfOff !== null,
     withStorage: history.isolation?.storage === true,
     ...(history.witnessed ? { witnessed: history.witnessed } : {}),
-    providerBudgetMs: PROVIDER_BUDGET_MS,
+    providerBudgetMs,
   });
   const { observed, decision } = await decideWithRecheck(deps, initial, request, history);
   const { observation, fencer } = observed;

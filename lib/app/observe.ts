@@ -59,6 +59,19 @@ export interface ObserveOptions {
  */
 export const PROVIDER_BUDGET_MS = 20_000;
 
+/** The least a step's provider reads are given, however little of the run is left: one answer's worth. */
+export const MIN_PROVIDER_BUDGET_MS = 2_000;
+
+/**
+ * A step's provider budget when its run has `remainingMs` left: never more than the run has (a
+ * throttling provider must not carry a run past its `--timeout`), never less than one answer's worth.
+ * `undefined`: the runner has no deadline of its own (a Step Functions task: its Lambda's timeout).
+ */
+export const stepProviderBudgetMs = (remainingMs: number | undefined): number =>
+  remainingMs === undefined || !Number.isFinite(remainingMs)
+    ? PROVIDER_BUDGET_MS
+    : Math.min(PROVIDER_BUDGET_MS, Math.max(MIN_PROVIDER_BUDGET_MS, Math.floor(remainingMs)));
+
 /** A taint as read, in the domain's exact form. */
 export const toTaintSnapshot = (taint: Taint): TaintSnapshot => ({
   key: taint.key,

@@ -56,7 +56,7 @@ async function loop<S extends LoopState>(
   deps: FencerDeps,
   node: string,
   initial: S,
-  step: (deps: FencerDeps, state: S) => Promise<S>,
+  step: (deps: FencerDeps, state: S, options: { readonly remainingMs: number }) => Promise<S>,
   options: RunOptions,
   waitBetween: (state: S, waitMs: number, signal?: AbortSignal) => Promise<unknown> = (_, waitMs, signal) =>
     deps.cluster.waitForNodeChange(node, waitMs, signal),
@@ -67,7 +67,7 @@ async function loop<S extends LoopState>(
   let lastError: Error | undefined;
   while (Date.now() < deadline && !options.signal?.aborted) {
     try {
-      state = await step(deps, state);
+      state = await step(deps, state, { remainingMs: deadline - Date.now() });
     } catch (err) {
       const error = err as Error;
       if (!RETRYABLE_ERROR_NAMES.includes(error.name as never)) throw error;
@@ -121,9 +121,14 @@ export async function runFence(
     .filter((pv): pv is string => pv !== undefined);
   const initial: FenceStepState = { request, history, decision: options.resume?.decision ?? null };
   // This process renews its claim every step, so a short TTL frees the slot soon if it is killed.
-  const step = async (d: FencerDeps, s: FenceStepState) => {
+  const step = async (
+    d: FencerDeps,
+    s: FenceStepState,
+    { remainingMs }: { readonly remainingMs: number },
+  ) => {
     const next = await fenceStep(d, s, {
       claimTtlSeconds: ClaimTtlSeconds.InProcess,
+      remainingMs,
       ...(options.beforeAction ? { beforeAction: options.beforeAction } : {}),
     });
     try {

@@ -5,7 +5,7 @@ import { CLAIM_TTL_SECONDS } from '../domain/timing.js';
 import { perform } from './act.js';
 import { audit, auditError } from './audit.js';
 import type { FencerDeps } from './deps.js';
-import { observe, PROVIDER_BUDGET_MS } from './observe.js';
+import { observe, stepProviderBudgetMs } from './observe.js';
 import { type StepDecision, stepDecision } from './outcome.js';
 
 export interface UnfenceStepState {
@@ -19,14 +19,18 @@ export interface UnfenceStepState {
  * once the node is Ready and its instance was started after the fence), perform, audit. A dry run
  * writes nothing, not even an Event.
  */
-export async function unfenceStep(deps: FencerDeps, state: UnfenceStepState): Promise<UnfenceStepState> {
+export async function unfenceStep(
+  deps: FencerDeps,
+  state: UnfenceStepState,
+  options: { readonly remainingMs?: number } = {},
+): Promise<UnfenceStepState> {
   const started = Date.now();
   const { request, history } = state;
   try {
     const { observation, fencer } = await observe(deps, request.node, request.cluster, {
       claimTtlSeconds: CLAIM_TTL_SECONDS,
       withDisks: false,
-      providerBudgetMs: PROVIDER_BUDGET_MS,
+      providerBudgetMs: stepProviderBudgetMs(options.remainingMs),
     });
     const decision = decideUnfence(observation, request, history);
     const result = decision.action ? await perform(deps, decision.action, fencer) : null;
