@@ -21,7 +21,12 @@ import {
   scopeConflicts,
 } from '../domain/storage-scope.js';
 import type { NodeView } from '../ports/cluster.js';
-import type { StorageDaemons, StorageFencer, StorageWitness } from '../ports/storage-fencer.js';
+import type {
+  StorageDaemons,
+  StorageFencer,
+  StorageImageRef,
+  StorageWitness,
+} from '../ports/storage-fencer.js';
 import type { FencerDeps } from './deps.js';
 
 /** The storage fencer that isolates volumes of `driver`, if one is configured. */
@@ -123,6 +128,7 @@ export async function observeStorage(
   signal: AbortSignal,
   imageVolumes: readonly string[] = [],
   alreadyWitnessed: readonly string[] = [],
+  imagesInUse: readonly string[] = [],
 ): Promise<ObservedStorage | null> {
   // A fence record's entries name no driver (`null`): the deployment's storage fencer lifts them.
   const fencer =
@@ -134,7 +140,11 @@ export async function observeStorage(
   const others = nodes
     .filter((n) => n.name !== node.name)
     .map((n) => ({ name: n.name, addresses: n.addresses.map((a) => a.address) }));
-  const holders = fencer.witness ? await readHolders(deps, fencer.witness, imageVolumes, signal) : undefined;
+  const read = fencer.witness
+    ? await readHolders(deps, fencer.witness, imageVolumes, imagesInUse, signal)
+    : undefined;
+  const holders = read?.holders;
+  const unwitnessed = read?.unwitnessed ?? [];
   const seen = holders?.ok ? unaccounted(holders.value.holders, [...addresses, ...declared], others) : [];
   const witnessed = [...new Set([...alreadyWitnessed, ...seen])].sort();
   const target = { node: node.name, addresses, declared, ...(witnessed.length > 0 ? { witnessed } : {}) };
@@ -167,8 +177,31 @@ export async function observeStorage(
     conflicts,
     blocklist,
     ...(holders ? { holders } : {}),
+    ...(unwitnessed.length > 0 ? { unwitnessed } : {}),
     ...(holders || witnessed.length > 0 ? { witnessed } : {}),
   };
+}
+
+const uniqueNameOf = (pv: { readonly driver?: string; readonly volumeHandle?: string }): string | null =>
+  pv.driver && pv.volumeHandle ? `kubernetes.io/csi/${pv.driver}^${pv.volumeHandle}` : null;
+
+/**
+ * The PersistentVolumes behind images the kubelet reports in use that no attachment accounts for (a
+ * node tainted by hand, whose attachments are gone): found by their driver and handle in one list of
+ * PersistentVolumes, read only when such an image exists. The rest name no PersistentVolume any more.
+ */
+async function volumesOfImagesInUse(
+  deps: FencerDeps,
+  inUse: readonly string[],
+): Promise<{ readonly volumes: string[]; readonly unfound: string[] }> {
+  if (inUse.length === 0) return { volumes: [], unfound: [] };
+  const byUniqueName = new Map<string, string>();
+  for (const pv of await deps.cluster.listPersistentVolumes()) {
+    const unique = uniqueNameOf(pv);
+    if (unique !== null) byUniqueName.set(unique, pv.name);
+  }
+  const volumes = inUse.flatMap((u) => byUniqueName.get(u) ?? []);
+  return { volumes, unfound: inUse.filter((u) => !byUniqueName.has(u)) };
 }
 
 /**
@@ -180,20 +213,34 @@ async function readHolders(
   deps: FencerDeps,
   witness: StorageWitness,
   volumes: readonly string[],
+  imagesInUse: readonly string[],
   signal: AbortSignal,
-): Promise<Fallible<HolderEvidence>> {
+): Promise<{ readonly holders: Fallible<HolderEvidence>; readonly unwitnessed?: readonly string[] }> {
   try {
-    const refs = [];
-    for (const name of [...new Set(volumes)].sort()) {
+    const refs: StorageImageRef[] = [];
+    const read = new Set<string>();
+    const readVolume = async (name: string): Promise<void> => {
       const pv = await deps.cluster.getPersistentVolume(name);
       const ref = pv?.attributes ? witness.imageOf(pv.attributes) : null;
-      if (pv === null) continue; // deleted since: nothing of it is left to hold
+      if (pv === null) return; // deleted since: nothing of it is left to hold
       if (ref === null) throw new Error(`PersistentVolume ${name} names no image the witness can read`);
+      const unique = uniqueNameOf(pv);
+      if (unique !== null) read.add(unique);
       refs.push(ref);
-    }
-    return { ok: true, value: await witness.holders(refs, { signal }) };
+    };
+    for (const name of [...new Set(volumes)].sort()) await readVolume(name);
+    // An image the kubelet reports in use and no attachment names is read too, by its PersistentVolume.
+    const extra = await volumesOfImagesInUse(
+      deps,
+      imagesInUse.filter((u) => !read.has(u)),
+    );
+    for (const name of extra.volumes.filter((v) => !volumes.includes(v)).sort()) await readVolume(name);
+    return {
+      holders: { ok: true, value: await witness.holders(refs, { signal }) },
+      ...(extra.unfound.length > 0 ? { unwitnessed: extra.unfound } : {}),
+    };
   } catch (err) {
-    return { ok: false, error: faultOf(err) };
+    return { holders: { ok: false, error: faultOf(err) } };
   }
 }
 

@@ -417,6 +417,7 @@ export async function observe(
           signal,
           fenceable.flatMap((va) => (va.persistentVolume ? [va.persistentVolume] : [])),
           options.witnessed,
+          workload.imagesInUse ?? [],
         ),
       ])
     : [{ instance: null, fencer: null, ref: null }, null];

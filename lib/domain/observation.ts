@@ -231,6 +231,11 @@ export interface ObservedStorage {
    */
   readonly holders?: Fallible<HolderEvidence>;
   /**
+   * Images the kubelet reports in use (`volumesInUse`) that the witness could not be asked about: no
+   * PersistentVolume names them any more, so nothing names their pool and image. Absent: none.
+   */
+  readonly unwitnessed?: readonly string[];
+  /**
    * Addresses the witness shows holding one of the node's images that neither the node's own entries
    * nor another Node's addresses account for: fenced too (a storage network the kubelet does not report).
    */

@@ -65,13 +65,20 @@ export const witnessRequired: FenceRule = {
     // is witness-observed's to judge.
     if (committed(ctx) || !ctx.plan.storage || ctx.plan.machine || storage === null) return NotApplicable;
     const holders = storage.holders;
-    // A witness that read no image (the attachments are gone; the kubelet's volumesInUse, which it does
-    // not read, is all that names them) has shown nothing about who holds them.
-    if (holders !== undefined && !(holders.ok && holders.value.images.length === 0)) return Compliant;
+    const unwitnessed = storage.unwitnessed ?? [];
+    // A witness that read no image, or not every image the kubelet reports in use (no PersistentVolume
+    // names it any more), has shown nothing about who holds those.
+    const readAll = holders !== undefined && !(holders.ok && holders.value.images.length === 0);
+    if (readAll && unwitnessed.length === 0) return Compliant;
     return halt(Phase.Refused, Reason.WitnessRequired, [
-      ...(holders?.ok
+      ...(holders?.ok && holders.value.images.length === 0
         ? [
-            `${holders.value.source} read none of node ${ctx.request.node}'s images: no attachment names one it can read`,
+            `${holders.value.source} read none of node ${ctx.request.node}'s images: no attachment or PersistentVolume names one it can read`,
+          ]
+        : []),
+      ...(unwitnessed.length > 0
+        ? [
+            `the witness could not read ${unwitnessed.join(', ')}, reported in use by node ${ctx.request.node}'s kubelet: no PersistentVolume names it any more`,
           ]
         : []),
       `node ${ctx.request.node} names no machine a compute provider can power off, so the blocklist would be its one barrier`,
