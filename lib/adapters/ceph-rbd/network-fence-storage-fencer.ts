@@ -235,7 +235,14 @@ export class NetworkFenceStorageFencer implements StorageFencer {
     const deadline = this.#now().getTime() + this.#settings.fenceTimeoutSeconds * 1000;
     let last: NetworkFenceObject | null = null;
     for (;;) {
-      signal?.throwIfAborted();
+      // The step's budget ran out (or the run was stopped): a storage call that did not finish, which
+      // the next step asks again, never an error that ends the run.
+      if (signal?.aborted) {
+        throw new CephApiError(
+          { fault: 'BlocklistNotConfirmed', operation: `networkfence ${name}`, retryable: true },
+          `no "${successMessage}" confirmed by Ceph's own blocklist before the step's budget ran out`,
+        );
+      }
       last = await this.#fences.get(name, { ...(signal ? { signal } : {}) });
       const answer = await done(last);
       if (answer !== undefined) return answer;

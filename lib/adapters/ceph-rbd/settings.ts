@@ -130,8 +130,11 @@ export const cephNetworkFenceSettingsSchema = z.strictObject({
   networkFenceClass: z
     .string()
     .regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, 'a NetworkFenceClass name (a DNS subdomain)'),
-  /** How long a fence or an unfence may take before the step fails (and is tried again). */
-  fenceTimeoutSeconds: z.number().int().min(5).max(600).default(60),
+  /**
+   * How long one step waits for a fence or an unfence to show on Ceph's list before it fails (and the
+   * next step looks again). Within the step's 20 s action budget by default.
+   */
+  fenceTimeoutSeconds: z.number().int().min(5).max(600).default(15),
   ...scopeFields,
   /** Required: without Ceph's own reads, the fencer would have only csi-addons' word for the fence. */
   witness: witnessSchema,

@@ -168,6 +168,22 @@ describe('the NetworkFence fencer', () => {
     expect((silent as CephApiError).fault).toBe('BlocklistNotConfirmed');
   });
 
+  it("ends a wait cut short by the step's budget as a storage call to try again, not as an error that ends the run", async () => {
+    const ceph = fakeCeph();
+    // The budget runs out while csi-addons has the request: right after the NetworkFence is written.
+    const budget = new AbortController();
+    const fences = new MemoryFences(() => {
+      budget.abort();
+      return {};
+    });
+    const error = await fencerWith(fences, ceph.path)
+      .fence(TARGET, { dryRun: false, signal: budget.signal })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CephApiError);
+    expect((error as CephApiError).retryable).toBe(true);
+    expect((error as CephApiError).name).toBe('ProviderApiError');
+  });
+
   it('lifts by its NetworkFence, whatever the node’s addresses are now: Unfenced, Ceph’s list clear, deleted', async () => {
     const ceph = fakeCeph();
     const fences = new MemoryFences(working(ceph));

@@ -152,7 +152,7 @@ describe('cephNetworkFenceSettingsFromEnv', () => {
       }),
     ).toEqual({
       networkFenceClass: 'ceph-rbd-networkfence',
-      fenceTimeoutSeconds: 60,
+      fenceTimeoutSeconds: 15,
       minRemainingSeconds: 86_400,
       extraRanges: {},
       csiDrivers: [],
