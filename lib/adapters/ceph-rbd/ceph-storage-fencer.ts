@@ -14,7 +14,7 @@ import type {
 import { evaluateBlocklist, type ListedEntry } from './blocklist.js';
 import { cephCsiClusterOf } from './cluster-id.js';
 import { addCommand, type BlocklistDialect, type MonCommand, removeCommand } from './commands.js';
-import { readStorageDaemons } from './daemons.js';
+import { DAEMONS_TTL_MS, readStorageDaemons } from './daemons.js';
 import { CephApiError } from './errors.js';
 import { type CephFencerLogger, silentLogger } from './logger.js';
 import { askDialect, changeThenReadBlocklist, readBlocklist } from './mon-reads.js';
@@ -39,8 +39,7 @@ export interface CephRbdStorageFencerProps {
   readonly now?: () => Date;
 }
 
-/** How long the daemons' addresses are kept before `mon dump` is asked again. */
-export const DAEMONS_TTL_MS = 5 * 60_000;
+export { DAEMONS_TTL_MS } from './daemons.js';
 
 const key = (e: { kind: string; entry: string }): string => `${e.kind} ${e.entry}`;
 const withoutUntil = ({ kind, entry, source }: FenceEntry): FenceEntry => ({ kind, entry, source });

@@ -16,6 +16,9 @@ import type { RestfulClient } from './restful-client.js';
 
 export const MON_DUMP: MonCommand = { prefix: 'mon dump', fields: { format: 'json' } };
 
+/** How long the daemons' addresses are kept before `mon dump` is asked again (the monmap rarely moves). */
+export const DAEMONS_TTL_MS = 5 * 60_000;
+
 /** `10.77.0.1` from `10.77.0.1:6789/0` or `10.77.0.1:3300`; `fd00::1` from `[fd00::1]:3300/0`. */
 export function hostOfEntityAddr(addr: string): string | undefined {
   const v6 = /^\[([^\]]+)\]/.exec(addr);

@@ -29,7 +29,7 @@ import { evaluateBlocklist, type ListedEntry, parseBlocklist } from './blocklist
 import { runCephTool } from './cli-tool.js';
 import { cephCsiClusterOf } from './cluster-id.js';
 import { BlocklistDialect } from './commands.js';
-import { parseMonDump } from './daemons.js';
+import { DAEMONS_TTL_MS, parseMonDump } from './daemons.js';
 import { CephApiError, CephInputError } from './errors.js';
 import { type CephFencerLogger, silentLogger } from './logger.js';
 import { assertSomethingToFence, isRbdDriver, planEntries, recordedEntry } from './plan.js';
@@ -44,7 +44,6 @@ export const NODE_ANNOTATION = 'kube-fencer.io/node';
 const FENCED_MESSAGE = 'fencing operation successful';
 const UNFENCED_MESSAGE = 'unfencing operation successful';
 const POLL_MS = 500;
-const DAEMONS_TTL_MS = 5 * 60_000;
 
 export interface NetworkFenceStorageFencerProps {
   readonly settings: CephNetworkFenceSettings;
@@ -184,11 +183,24 @@ export class NetworkFenceStorageFencer implements StorageFencer {
       return { kind: 'nothing-to-lift', detail: `no entries recorded for ${request.node}` };
     const name = networkFenceName(request.node);
     const fence = await this.#fences.get(name, options);
-    if (!fence) return { kind: 'nothing-to-lift', detail: `no NetworkFence ${name} for ${request.node}` };
-    if (!isOurs(fence, request.node)) throw notOurs(fence, request.node);
+    if (fence && !isOurs(fence, request.node)) throw notOurs(fence, request.node);
     const listed = await this.#list(options.signal);
     const onList = (cidr: string) =>
       listed.some((l) => l.kind === BlocklistEntryKind.Range && l.entry === cidr);
+    if (!fence) {
+      // Deleted while Fenced, ceph-csi leaves its entries: "nothing to lift" only if Ceph lists none.
+      const left = entries.filter((e) => onList(e.entry));
+      if (left.length === 0) {
+        return {
+          kind: 'nothing-to-lift',
+          detail: `no NetworkFence ${name}, and Ceph lists none of ${request.node}'s entries`,
+        };
+      }
+      throw new CephApiError(
+        { fault: 'CommandFailed', operation: `networkfence ${name}`, retryable: false },
+        `NetworkFence ${name} is gone, yet Ceph still lists ${left.map((e) => e.entry).join(', ')} recorded for ${request.node}: lift with \`ceph osd blocklist range rm <cidr>\``,
+      );
+    }
     const outside = entries.filter((e) => !fence.cidrs.includes(e.entry) && onList(e.entry));
     if (options.dryRun) return { kind: 'dry-run', wouldRemove: [...fence.cidrs] };
     if (fence.fenceState === 'Fenced') {

@@ -6,18 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cephCsiClusterOf } from '../../../lib/adapters/ceph-rbd/cluster-id.js';
-import type { FencerDeps } from '../../../lib/app/deps.js';
 import { observe } from '../../../lib/app/observe.js';
 import { isolationPlan } from '../../../lib/domain/isolation.js';
-import { InMemoryMetrics } from '../../../lib/observability/index.js';
-import type {
-  Cluster,
-  NodeView,
-  PersistentVolumeView,
-  VolumeAttachmentView,
-} from '../../../lib/ports/cluster.js';
+import type { NodeView, PersistentVolumeView, VolumeAttachmentView } from '../../../lib/ports/cluster.js';
 import type { StorageFencer, StorageFenceTarget } from '../../../lib/ports/storage-fencer.js';
-import { oneNodeCluster, recordingCephFencer } from './support/ports.js';
+import { oneNodeCluster, recordingCephFencer, storageOnlyDeps } from './support/ports.js';
 
 const READ_AT = '2026-11-29T10:05:00.000Z';
 const RBD = 'rbd.csi.ceph.com';
@@ -89,14 +82,7 @@ function world(options: {
     storageClusters: options.served,
     storageClusterOf: cephCsiClusterOf,
   };
-  const deps = {
-    cluster: cluster as Cluster,
-    compute: { forProviderId: () => null },
-    storage: [storage],
-    clock: { now: () => new Date(READ_AT) },
-    log: { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} },
-    metrics: new InMemoryMetrics(),
-  } as unknown as FencerDeps;
+  const deps = storageOnlyDeps(cluster, storage, READ_AT);
   return { deps, verified, pvReads };
 }
 const options = { claimTtlSeconds: 300, withDisks: false, providerBudgetMs: 1000 };

@@ -6,18 +6,16 @@
  * is refused WitnessRequired.
  */
 import { describe, expect, it } from 'vitest';
-import type { FencerDeps } from '../../../lib/app/deps.js';
 import { observe } from '../../../lib/app/observe.js';
 import { decide } from '../../../lib/domain/decide.js';
-import { InMemoryMetrics } from '../../../lib/observability/index.js';
-import type { Cluster, NodeView, PersistentVolumeView } from '../../../lib/ports/cluster.js';
+import type { NodeView, PersistentVolumeView } from '../../../lib/ports/cluster.js';
 import type {
   StorageFencer,
   StorageFenceTarget,
   StorageImageRef,
 } from '../../../lib/ports/storage-fencer.js';
 import { aRequest, freshHistory } from '../domain/support/fixtures.js';
-import { oneNodeCluster, recordingCephFencer } from './support/ports.js';
+import { oneNodeCluster, recordingCephFencer, storageOnlyDeps } from './support/ports.js';
 
 const READ_AT = '2026-12-03T10:05:00.000Z';
 const RBD = 'rbd.csi.ceph.com';
@@ -84,14 +82,7 @@ function world(volumesInUse: readonly string[], volumes: readonly PersistentVolu
       },
     },
   };
-  const deps = {
-    cluster: cluster as Cluster,
-    compute: { forProviderId: () => null },
-    storage: [storage],
-    clock: { now: () => new Date(READ_AT) },
-    log: { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} },
-    metrics: new InMemoryMetrics(),
-  } as unknown as FencerDeps;
+  const deps = storageOnlyDeps(cluster, storage, READ_AT);
   return { deps, asked, lists, verified };
 }
 const options = { claimTtlSeconds: 300, withDisks: false, providerBudgetMs: 1000 };

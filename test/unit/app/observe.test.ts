@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { FencerDeps } from '../../../lib/app/deps.js';
 import { observe, parseFenceRecord, toObservedNode } from '../../../lib/app/observe.js';
 import { isolationPlan } from '../../../lib/domain/isolation.js';
-import { InMemoryMetrics } from '../../../lib/observability/index.js';
-import type { Cluster, NodeView } from '../../../lib/ports/cluster.js';
+import type { NodeView } from '../../../lib/ports/cluster.js';
 import type { StorageFenceTarget } from '../../../lib/ports/storage-fencer.js';
-import { oneNodeCluster, recordingCephFencer } from './support/ports.js';
+import { oneNodeCluster, recordingCephFencer, storageOnlyDeps } from './support/ports.js';
 
 const OUR_TAINT = {
   key: 'node.kubernetes.io/out-of-service',
@@ -122,14 +120,7 @@ describe('observing a node whose attachments are gone', () => {
     const node = aNode({ providerId: undefined, volumesInUse });
     const cluster = oneNodeCluster(node, READ_AT);
     const storage = recordingCephFencer(verified, READ_AT);
-    const deps = {
-      cluster: cluster as Cluster,
-      compute: { forProviderId: () => null },
-      storage: [storage],
-      clock: { now: () => new Date(READ_AT) },
-      log: { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} },
-      metrics: new InMemoryMetrics(),
-    } as unknown as FencerDeps;
+    const deps = storageOnlyDeps(cluster, storage, READ_AT);
     return { deps, verified };
   }
   const options = { claimTtlSeconds: 300, withDisks: false, providerBudgetMs: 1000 };

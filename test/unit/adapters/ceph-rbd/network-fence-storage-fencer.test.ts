@@ -206,6 +206,19 @@ describe('the NetworkFence fencer', () => {
     );
   });
 
+  it('never says "nothing to lift" while Ceph lists the entries of a NetworkFence someone deleted while Fenced', async () => {
+    const ceph = fakeCeph();
+    const fences = new MemoryFences(working(ceph));
+    const fencer = fencerWith(fences, ceph.path);
+    await fencer.fence(TARGET, { dryRun: false });
+    // Deleted by hand: ceph-csi unfences only on Fenced -> Unfenced, so the entry stays on Ceph's list.
+    fences.objects.clear();
+
+    await expect(
+      fencer.lift({ node: 'node-a', entries: ['10.0.0.12/32'] }, { dryRun: false }),
+    ).rejects.toThrow(/is gone, yet Ceph still lists 10\.0\.0\.12\/32/);
+  });
+
   it('names each node’s NetworkFence, hashing a name too long for the API', () => {
     expect(networkFenceName('node-a')).toBe('kube-fencer-node-a');
     const long = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`;

@@ -3,7 +3,9 @@
  * reads, a machine as the provider's one read describes it, and a Ceph storage fencer that records what
  * it was asked to verify.
  */
+import type { FencerDeps } from '../../../../lib/app/deps.js';
 import type { PowerEvidence } from '../../../../lib/domain/instance.js';
+import { InMemoryMetrics } from '../../../../lib/observability/index.js';
 import type { Cluster, NodeView, PodView, VolumeAttachmentView } from '../../../../lib/ports/cluster.js';
 import type { InstanceInspection } from '../../../../lib/ports/compute-fencer.js';
 import type { StorageFencer, StorageFenceTarget } from '../../../../lib/ports/storage-fencer.js';
@@ -71,3 +73,18 @@ export const recordingCephFencer = (verified: StorageFenceTarget[], observedAt: 
     },
     storageDaemons: async () => ({ source: 'test', daemons: [{ name: 'mon.a', addresses: ['10.99.0.1'] }] }),
   }) as unknown as StorageFencer;
+
+/** Dependencies for a bare-metal node's observation: `cluster`, no compute provider, `storage`, a fixed clock. */
+export const storageOnlyDeps = (
+  cluster: Partial<Cluster>,
+  storage: StorageFencer,
+  readAt: string,
+): FencerDeps =>
+  ({
+    cluster: cluster as Cluster,
+    compute: { forProviderId: () => null },
+    storage: [storage],
+    clock: { now: () => new Date(readAt) },
+    log: { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} },
+    metrics: new InMemoryMetrics(),
+  }) as unknown as FencerDeps;
