@@ -6,11 +6,12 @@ import { cacheRoot } from './lab/paths.js';
 /**
  * The lab suites (integration, cli, e2e) spend most of their time waiting on a real control plane: a
  * Lease to age, a controller to act. Each file starts its own lab (own run folder, ports, network
- * namespaces and Ceph cluster), so several files can run at once without sharing any state; three at a
- * time keeps this 2-core machine busy without starving the labs' own timers. `KUBE_FENCER_LAB_WORKERS`
- * overrides it (1 runs them one at a time, as before).
+ * namespaces and Ceph cluster), so several files can run at once without sharing any state. Four at a
+ * time keep this 2-core machine busy (about three quarters of its CPU) without starving the labs' own
+ * timers, because no more than two labs start at once (lab/start-slots.ts: a start is a lab's busiest
+ * moment). `KUBE_FENCER_LAB_WORKERS` overrides it (1 runs them one at a time).
  */
-const LAB_WORKERS = Number(process.env.KUBE_FENCER_LAB_WORKERS ?? 3);
+const LAB_WORKERS = Number(process.env.KUBE_FENCER_LAB_WORKERS ?? 4);
 if (!Number.isInteger(LAB_WORKERS) || LAB_WORKERS < 1) {
   throw new Error(`KUBE_FENCER_LAB_WORKERS must be a whole number of at least 1, not ${LAB_WORKERS}`);
 }

@@ -218,9 +218,11 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
     processes.push(scheduler);
     const healthy = (port: number) => async () =>
       (await httpsGet(`https://127.0.0.1:${port}/healthz`)).status === 200;
+    // As long as the API server gets: on a busy 2-core machine (three labs starting at once), the
+    // scheduler once took over 60 s to serve its health endpoint.
     await Promise.all([
-      waitUntil(kcm, healthy(kcmPort), 60_000),
-      waitUntil(scheduler, healthy(schedPort), 60_000),
+      waitUntil(kcm, healthy(kcmPort), 120_000),
+      waitUntil(scheduler, healthy(schedPort), 120_000),
     ]);
     options.onStep?.('kube-controller-manager and kube-scheduler ready');
     return {

@@ -36,6 +36,7 @@ import { type LabCloud, startAlibabaCloud, startAwsCloud } from './lab-clouds.js
 import { applyManifest } from './manifests.js';
 import { cacheRoot, REPO_ROOT } from './paths.js';
 import { type LabIdentity, makePki } from './pki.js';
+import { labStartSlots, withStartSlot } from './start-slots.js';
 
 export type { LabIdentity } from './pki.js';
 
@@ -215,35 +216,54 @@ const readLines = (path: string): string[] =>
 const nodeName = (i: number): string => `node-${String.fromCharCode('a'.charCodeAt(0) + i)}`;
 const runsRoot = (): string => join(cacheRoot(), 'runs');
 
-/** Keeps the logs of the last few runs for debugging and removes the rest. */
-function pruneRuns(keep: number): void {
+/** A run folder holding this file is one whose start failed; the file holds the error. */
+const FAILED_MARKER = 'START-FAILED';
+
+/**
+ * Keeps the logs of the last few runs for debugging, and of the last few runs that failed to start
+ * (their error names a log: in a long test run, many labs start after it), and removes the rest.
+ */
+export function pruneRuns(root: string, keep: number): void {
   let runs: string[] = [];
   try {
-    runs = readdirSync(runsRoot());
+    runs = readdirSync(root);
   } catch {
     return;
   }
   // Labs of other processes (parallel test runs) keep their folders whatever their age.
   const byAge = runs
-    .filter((r) => !runInUse(join(runsRoot(), r)))
-    .map((r) => ({ r, t: statSync(join(runsRoot(), r)).mtimeMs }))
-    .sort((a, b) => b.t - a.t)
-    .slice(keep);
-  for (const { r } of byAge) rmSync(join(runsRoot(), r), { recursive: true, force: true });
+    .filter((r) => !runInUse(join(root, r)))
+    .map((r) => ({ r, t: statSync(join(root, r)).mtimeMs, failed: existsSync(join(root, r, FAILED_MARKER)) }))
+    .sort((a, b) => b.t - a.t);
+  const stale = [
+    ...byAge.filter((run) => !run.failed).slice(keep),
+    ...byAge.filter((run) => run.failed).slice(keep),
+  ];
+  for (const { r } of stale) rmSync(join(root, r), { recursive: true, force: true });
 }
 
 /** Starts a lab. Builds the binaries on first use. Stop it with `lab.stop()`; a crashed owner's processes are reaped by the next lab. */
 export async function startLab(options: LabOptions = {}): Promise<Lab> {
-  const started = Date.now();
   const what = `${options.provider ?? 'aws'} lab, ${options.nodes ?? 2} nodes${options.ceph ? ', Ceph' : ''}`;
-  try {
-    const lab = await bootLab(options);
-    recordTiming('lab-start', what, Date.now() - started);
-    return lab;
-  } catch (error) {
-    recordTiming('lab-start', what, Date.now() - started, false);
-    throw error;
-  }
+  const asked = Date.now();
+  const onWait = () => options.onStep?.('waiting for another lab on this machine to finish starting');
+  return withStartSlot(
+    join(cacheRoot(), 'start-slots'),
+    labStartSlots(),
+    async () => {
+      const started = Date.now();
+      if (started - asked >= 1000) recordTiming('wait', 'a free lab start slot', started - asked);
+      try {
+        const lab = await bootLab(options);
+        recordTiming('lab-start', what, Date.now() - started);
+        return lab;
+      } catch (error) {
+        recordTiming('lab-start', what, Date.now() - started, false);
+        throw error;
+      }
+    },
+    onWait,
+  );
 }
 
 async function bootLab(options: LabOptions): Promise<Lab> {
@@ -259,7 +279,7 @@ async function bootLab(options: LabOptions): Promise<Lab> {
   reapOrphans(runsRoot());
   // Before pruning: a pruned folder's network state file could no longer be found.
   await reapOrphanNetworks(runsRoot());
-  pruneRuns(5);
+  pruneRuns(runsRoot(), 5);
   const binDir = await ensureLabBinaries();
   mkdirSync(runsRoot(), { recursive: true });
   const runDir = await mkdtemp(join(runsRoot(), 'lab-'));
@@ -490,6 +510,8 @@ async function bootLab(options: LabOptions): Promise<Lab> {
     };
   } catch (err) {
     await stop();
+    // Kept past the pruning of passed runs: the error names logs in this folder.
+    writeFileSync(join(runDir, FAILED_MARKER), `${err instanceof Error ? err.message : String(err)}\n`);
     throw err;
   }
 }

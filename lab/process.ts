@@ -177,7 +177,7 @@ function readPidFile(path: string): number[] {
   }
 }
 
-/** Polls `probe` until it returns true; fails with one line naming the component and its log. */
+/** Polls `probe` until it returns true; fails naming the component and its log, with the log's last lines. */
 export async function waitUntil(
   what: { name: string; logFile: string; proc?: ManagedProcess },
   probe: () => Promise<boolean>,
@@ -186,12 +186,33 @@ export async function waitUntil(
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (what.proc?.hasExited()) {
-      throw new LabStartError(`lab: ${what.name} exited during start-up; see ${what.logFile}`);
+      throw new LabStartError(
+        `lab: ${what.name} exited during start-up; see ${what.logFile}${logTail(what.logFile)}`,
+      );
     }
     if (await probe().catch(() => false)) return;
     await sleep(250);
   }
   throw new LabStartError(
-    `lab: ${what.name} not ready after ${Math.round(timeoutMs / 1000)} s; see ${what.logFile}`,
+    `lab: ${what.name} not ready after ${Math.round(timeoutMs / 1000)} s; see ${what.logFile}${logTail(what.logFile)}`,
   );
+}
+
+/**
+ * The last lines of a component's log, indented under the error that names it: CI prints the error,
+ * and the folder holding the log may be gone by the time anyone reads it.
+ */
+export function logTail(logFile: string, lines = 12): string {
+  let text: string;
+  try {
+    text = readFileSync(logFile, 'utf8');
+  } catch {
+    return '\n  (no log written)';
+  }
+  const last = text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .slice(-lines)
+    .map((line) => `  | ${line.length > 300 ? `${line.slice(0, 300)}…` : line}`);
+  return last.length === 0 ? '\n  (the log is empty)' : `\n  last lines of the log:\n${last.join('\n')}`;
 }

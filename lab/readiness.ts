@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { LabStartError } from './build/errors.js';
+import { logTail } from './process.js';
 
 /** Waits until every named node is Ready and the node-lifecycle controller has lifted the start-up taints. */
 export async function waitForNodesReady(
@@ -24,6 +25,6 @@ export async function waitForNodesReady(
     await sleep(500);
   }
   throw new LabStartError(
-    `lab: nodes ${pending.join(', ')} not Ready and untainted after ${timeoutMs / 1000} s; see ${logFile}`,
+    `lab: nodes ${pending.join(', ')} not Ready and untainted after ${timeoutMs / 1000} s; see ${logFile}${logTail(logFile)}`,
   );
 }

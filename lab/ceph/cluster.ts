@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { LabStartError } from '../build/errors.js';
 import { eventually } from '../kube-wait.js';
 import { httpsGet } from '../net.js';
-import type { ManagedProcess } from '../process.js';
+import { logTail, type ManagedProcess } from '../process.js';
 import { CephAdmin } from './admin-client.js';
 import { cephConf } from './ceph-conf.js';
 import { daemon, linkMgrModules, MON_PORTS, prepareMon, startMgr, startOsd } from './daemons.js';
@@ -157,9 +157,12 @@ export async function startCephCluster(o: StartCephClusterOptions): Promise<Ceph
     const exited = processes.find((p) => p.hasExited());
     await stop();
     if (exited)
-      throw new LabStartError(`lab ceph: ${exited.name} exited during start-up; see ${exited.logFile}`, {
-        cause: error,
-      });
+      throw new LabStartError(
+        `lab ceph: ${exited.name} exited during start-up; see ${exited.logFile}${logTail(exited.logFile)}`,
+        {
+          cause: error,
+        },
+      );
     throw error;
   }
 }

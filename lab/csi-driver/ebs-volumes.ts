@@ -6,14 +6,7 @@ import {
   type EC2Client,
   type Volume,
 } from '@aws-sdk/client-ec2';
-
-/** Why a publish cannot proceed, in CSI terms. */
-export class PublishConflict extends Error {
-  override readonly name = 'PublishConflict';
-}
-export class VolumeMissing extends Error {
-  override readonly name = 'VolumeMissing';
-}
+import { PublishConflict, VolumeMissing } from './publish-errors.js';
 
 const LIVE = new Set(['attaching', 'attached', 'busy']);
 

@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EcsClient } from '../../lib/adapters/alicloud-ecs/index.js';
 import { Ecs } from '../../lib/adapters/alicloud-ecs/sdk.js';
-import { PublishConflict, VolumeMissing } from './ebs-volumes.js';
+import { PublishConflict, VolumeMissing } from './publish-errors.js';
 
 /** One disk as DescribeDisks shows it. */
 interface Disk {

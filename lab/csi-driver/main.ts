@@ -7,10 +7,6 @@
  *   node --import tsx lab/csi-driver/main.ts --socket S --proto P --driver rbd.csi.ceph.com --mode rbd
  */
 import { parseArgs } from 'node:util';
-import { EC2Client } from '@aws-sdk/client-ec2';
-import { createEcsClient, ecsCredentialsFromEnv } from '../../lib/adapters/alicloud-ecs/index.js';
-import { attach, detach } from './ebs-volumes.js';
-import { attachDisk, detachDisk } from './ecs-disks.js';
 import { serveCsiController, type VolumeBackend } from './server.js';
 
 const { values } = parseArgs({
@@ -45,10 +41,15 @@ const log = (entry: Record<string, unknown>) =>
 /** ceph-csi's RBD controller: "dummy" publish and unpublish (attachRequired only gives RWO scheduling). */
 const RBD_NO_OP: VolumeBackend = { attach: async () => '', detach: async () => undefined };
 
-function backend(): VolumeBackend {
+/** Each cloud's SDK is loaded only by the controller that serves it: a lab starts dozens of these. */
+async function backend(): Promise<VolumeBackend> {
   if (mode === 'rbd') return RBD_NO_OP;
   const region = String(values.region);
   if (values['ecs-endpoint']) {
+    const { createEcsClient, ecsCredentialsFromEnv } = await import(
+      '../../lib/adapters/alicloud-ecs/index.js'
+    );
+    const { attachDisk, detachDisk } = await import('./ecs-disks.js');
     const credentials = ecsCredentialsFromEnv(process.env);
     if (!credentials) throw new Error('lab-csi-controller: ALIBABA_CLOUD_ACCESS_KEY_ID/SECRET are not set');
     const ecs = {
@@ -59,6 +60,8 @@ function backend(): VolumeBackend {
     };
     return { attach: (v, n) => attachDisk(ecs, v, n), detach: (v, n) => detachDisk(ecs, v, n) };
   }
+  const { EC2Client } = await import('@aws-sdk/client-ec2');
+  const { attach, detach } = await import('./ebs-volumes.js');
   const ec2 = new EC2Client({
     endpoint: values['ec2-endpoint'],
     region,
@@ -71,7 +74,7 @@ const server = await serveCsiController({
   protoPath: String(values.proto),
   socketPath: String(values.socket),
   driverName: String(values.driver),
-  volumes: backend(),
+  volumes: await backend(),
   log,
 });
 log({ event: 'listening', socket: values.socket });

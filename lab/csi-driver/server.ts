@@ -9,7 +9,7 @@ import {
   status,
 } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
-import { PublishConflict, VolumeMissing } from './ebs-volumes.js';
+import { PublishConflict, VolumeMissing } from './publish-errors.js';
 
 /** Where the controller attaches and detaches volumes: EBS in the EC2 emulator, or disks in the ECS one. */
 export interface VolumeBackend {

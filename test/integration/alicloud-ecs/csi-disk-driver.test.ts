@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ecsDiskAttachments, ecsInstanceStatus } from '../../../lab/alibaba-nodes.js';
-import { PublishConflict } from '../../../lab/csi-driver/ebs-volumes.js';
 import { attachDisk, detachDisk, type EcsDiskBackend } from '../../../lab/csi-driver/ecs-disks.js';
+import { PublishConflict } from '../../../lab/csi-driver/publish-errors.js';
 import { type EcsEmulator, startEcsEmulatorInProcess } from '../../../lab/ecs-emulator/index.js';
 import { ecsClientFor } from '../../../lab/ecs-emulator/sdk.js';
 
