@@ -1,7 +1,9 @@
 /**
- * The etcd seeder (lab/go/k8s/cmd/etcd-seed), built on demand by the benchmarks and tests that use it,
- * never by `npm run lab:build`: it is a benchmark's tool, not part of the lab. Cached like the lab's
- * binaries, keyed by the pinned Kubernetes version, the module's go.sum and the seeder's source.
+ * The etcd seeder (lab/go/k8s/cmd/etcd-seed): the scale benchmark's way to hold thousands of objects,
+ * and the adversarial scenarios' way to stage a Lease as the API server would have stored it long ago
+ * (test/e2e/adversarial/staging.ts). Built by `npm run lab:build` after the lab's binaries (seconds, on
+ * their warm Go build cache), or on demand; cached like them, keyed by the pinned Kubernetes version, the
+ * module's go.sum and the seeder's source.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -1,10 +1,11 @@
 /**
- * `npm run lab:build`: build (or find cached) the lab's Kubernetes binaries, the csi-addons controller
- * and the EC2 emulator.
+ * `npm run lab:build`: build (or find cached) the lab's Kubernetes binaries, the csi-addons controller,
+ * the etcd seeder and the EC2 emulator.
  */
 
 import { ensureCsiAddons } from '../build/csi-addons.js';
 import { LabBuildError } from '../build/errors.js';
+import { ensureEtcdSeeder } from '../build/etcd-seeder.js';
 import { ensureLabBinaries } from '../build/go-binaries.js';
 import { Ec2EmulatorError, ensureMoto } from '../ec2-emulator.js';
 
@@ -12,6 +13,7 @@ try {
   const dir = await ensureLabBinaries();
   process.stderr.write(`lab build: binaries in ${dir}\n`);
   process.stderr.write(`lab build: csi-addons in ${await ensureCsiAddons()}\n`);
+  process.stderr.write(`lab build: etcd seeder at ${await ensureEtcdSeeder()}\n`);
   await ensureMoto();
 } catch (err) {
   if (err instanceof LabBuildError || err instanceof Ec2EmulatorError) {

@@ -22,13 +22,21 @@ export const OUT_OF_SERVICE_TAINT = {
 
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
-/** Waits until the node's Lease is older than `seconds` (its kubelet has been silent that long). */
+/**
+ * Waits until the node's Lease is older than `seconds` (its kubelet has been silent that long): its
+ * renewTime, and the API server's last stamp on a write to it (to the second, so taken as a second later).
+ */
 export async function waitLeaseOlderThan(lab: Lab, node: string, seconds: number): Promise<void> {
   const api = lab.kubeConfig.makeApiClient(CoordinationV1Api);
+  const at = (time: Date | string | undefined): number => (time ? new Date(time).getTime() : 0);
   await eventually(`${node}'s Lease older than ${seconds} s`, async () => {
     const lease = await api.readNamespacedLease({ name: node, namespace: 'kube-node-lease' });
-    const renewed = lease.spec?.renewTime ? new Date(lease.spec.renewTime).getTime() : 0;
-    return Date.now() - renewed > seconds * 1000 ? true : undefined;
+    const written = Math.max(
+      ...(lease.metadata?.managedFields ?? []).map((entry) => at(entry.time) + 999),
+      0,
+    );
+    const last = Math.max(at(lease.spec?.renewTime), written);
+    return Date.now() - last > seconds * 1000 ? true : undefined;
   });
 }
 

@@ -158,6 +158,7 @@ export function toObservedNode(
     readyReason: node.readyReason ?? null,
     lastHeartbeat: node.lastHeartbeat ?? null,
     leaseRenewTime: lease?.renewTime ?? null,
+    leaseWrittenAt: lease?.writtenAt ?? null,
     providerId: node.providerId?.trim() ? node.providerId : null,
     addresses: node.addresses.map(({ type, address }) => ({ type, address })),
     csiNodeIds: (csiNode?.drivers ?? []).flatMap((d) =>

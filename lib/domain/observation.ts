@@ -71,8 +71,14 @@ export interface ObservedNode {
   readonly readyReason: string | null;
   /** The Ready condition's lastHeartbeatTime. */
   readonly lastHeartbeat: string | null;
-  /** The node's Lease (kube-node-lease) spec.renewTime; `null` when there is no Lease. */
+  /** The node's Lease (kube-node-lease) spec.renewTime, on its kubelet's clock; `null` when there is no Lease. */
   readonly leaseRenewTime: string | null;
+  /**
+   * When the API server last stored a write to that Lease, on its own clock and to the second (the
+   * newest managedFields time); `null` when there is no Lease or the server recorded none. A kubelet whose
+   * clock runs behind writes a renewTime that looks old while it renews: this one does not.
+   */
+  readonly leaseWrittenAt: string | null;
   /** spec.providerID verbatim; `null` when unset or empty. */
   readonly providerId: string | null;
   /** status.addresses as the kubelet (or cloud controller) reported them. */

@@ -57,8 +57,13 @@ export interface NodeProviderId {
 
 export interface LeaseView {
   readonly holder?: string;
-  /** Last renewal (ISO 8601). */
+  /** Last renewal (ISO 8601), on the renewer's own clock. */
   readonly renewTime?: string;
+  /**
+   * When the API server last stored a write to the Lease (ISO 8601, to the second): the newest time in
+   * its `managedFields`, stamped on the server's clock whatever the writer's clock says.
+   */
+  readonly writtenAt?: string;
   readonly durationSeconds?: number;
 }
 

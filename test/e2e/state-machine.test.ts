@@ -27,6 +27,7 @@ import { OUT_OF_SERVICE_TAINT } from '../../lib/domain/node-marks.js';
 import { InMemoryMetrics } from '../../lib/observability/index.js';
 import type { ExistingRunStatus, FenceRunInput, StartResult, Workflow } from '../../lib/ports/workflow.js';
 import { waitNodeReady } from '../support/lab-waits.js';
+import { invokeInChild } from '../support/lambda-child.js';
 import { stateMachineDefinition, synth } from '../support/synth.js';
 import { statusCheckAlarm } from '../unit/functions/support/aws-events.js';
 import {
@@ -36,7 +37,7 @@ import {
   writeCheckpoint,
 } from './adversarial/forged-checkpoints.js';
 import { keepLeaseFresh } from './adversarial/staging.js';
-import { fencerEventsOn, powerOffsOf } from './adversarial/support.js';
+import { fencerEventsOn, powerOffsOf, skewedClock } from './adversarial/support.js';
 
 type Json = Record<string, unknown>;
 
@@ -59,8 +60,11 @@ describe('the synthesized fencing workflow, run by an ASL interpreter with the r
   const savedEnv = { ...process.env };
   const published: Json[] = [];
 
-  /** Runs one execution: Task `Step` is the real handler, the SNS tasks are captured, Waits take 2 s. */
-  const execute = (name: string, input: Json) => {
+  /**
+   * Runs one execution: Task `Step` is the real handler (in this process unless `runStep` runs it
+   * elsewhere), the SNS tasks are captured, Waits take 2 s.
+   */
+  const execute = (name: string, input: Json, runStep: Handler = step) => {
     const machine = new StateMachine(definition as never);
     const visited: string[] = [];
     const capture = (message: unknown) => {
@@ -70,7 +74,7 @@ describe('the synthesized fencing workflow, run by an ASL interpreter with the r
     const execution = machine.run(input as never, {
       overrides: {
         taskResourceLocalHandlers: {
-          [WorkflowState.Step]: (state) => step(state, lambdaContext) as never,
+          [WorkflowState.Step]: (state) => runStep(state, lambdaContext) as never,
           [WorkflowState.PublishOutcome]: capture,
           [WorkflowState.PublishFailure]: capture,
         },
@@ -163,6 +167,48 @@ describe('the synthesized fencing workflow, run by an ASL interpreter with the r
         expect.objectContaining({ message: expect.stringMatching(/carries no seal/) }),
       ]);
       expect(await checkpointOn(lab, 'node-b')).toBe(forged);
+    } finally {
+      await stopRenewing();
+      await lab.reconnect('node-b');
+      await waitNodeReady(lab, 'node-b');
+    }
+  });
+
+  it('refuses a node that looks lost but lives when the step runs with its clock two minutes fast (SAFETY.md rule 2): LeaseFresh, no StopInstances', async () => {
+    // The step handler in a process of its own under libfaketime, as Lambda would run it on a host
+    // whose clock is wrong: on its own clock a Lease renewed a second ago would be two minutes old.
+    const skews: number[] = [];
+    const skewedStep: Handler = (state) =>
+      invokeInChild('functions/step/index.ts', state, skewedClock('+2m'), (child, parent) =>
+        skews.push(child - parent),
+      );
+    await lab.cut('node-b');
+    await waitNodeNotReady(lab, 'node-b');
+    const stopRenewing = keepLeaseFresh(lab, 'node-b');
+    try {
+      const { instanceId } = lab.node('node-b');
+      const run = execute(
+        'lab-node-b-skewed',
+        { request: requestOf({ node: 'node-b', cluster: 'lab' }) },
+        skewedStep,
+      );
+      const output = await run.result;
+      await run.logging;
+
+      expect(skews.length).toBeGreaterThan(0);
+      for (const skew of skews) expect(skew).toBeGreaterThan(100_000);
+      expect(output, JSON.stringify(output)).toMatchObject({
+        outcome: 'refused',
+        reason: 'LeaseFresh',
+        node: 'node-b',
+      });
+      // On the step's own clock the Lease would be two minutes old: LeaseFresh says it was aged on the API server's.
+      expect(powerOffsOf(lab, instanceId)).toEqual([]);
+      expect(await describeInstanceState(lab.ec2.client, instanceId)).toBe('running');
+      const node = await lab.kubeConfig.makeApiClient(CoreV1Api).readNode({ name: 'node-b' });
+      expect(node.spec?.taints ?? []).not.toContainEqual(
+        expect.objectContaining({ key: OUT_OF_SERVICE_TAINT.key }),
+      );
     } finally {
       await stopRenewing();
       await lab.reconnect('node-b');

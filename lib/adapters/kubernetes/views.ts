@@ -58,8 +58,23 @@ export const toNodeView = (node: V1Node): NodeView => {
 export const toLeaseView = (lease: V1Lease): LeaseView => ({
   holder: lease.spec?.holderIdentity || undefined,
   renewTime: isoTime(lease.spec?.renewTime as Date | string | undefined),
+  writtenAt: newestWrite([
+    lease.metadata?.creationTimestamp,
+    ...(lease.metadata?.managedFields ?? []).map((entry) => entry.time),
+  ]),
   durationSeconds: lease.spec?.leaseDurationSeconds,
 });
+
+/**
+ * The newest of the times the API server stamped on an object's writes: its creation and each field
+ * manager's last write (a writer may strip managedFields; it cannot move creationTimestamp).
+ */
+function newestWrite(stamps: readonly (Date | string | undefined)[]): string | undefined {
+  const times = stamps
+    .map((stamp) => isoTime(stamp))
+    .filter((time): time is string => time !== undefined && Number.isFinite(Date.parse(time)));
+  return times.sort((a, b) => Date.parse(b) - Date.parse(a))[0];
+}
 
 /**
  * Whether a toleration lets a pod stay through every NoExecute taint, forever: no key with

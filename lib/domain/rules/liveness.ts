@@ -31,15 +31,34 @@ export const nodeNotReady: FenceRule = {
   },
 };
 
+/**
+ * The API server stamps a write to the second, truncated: one stored at 12:00:00.9 reads 12:00:00. Taken
+ * as up to a second later than it reads, so that the truncation can never make a write look older.
+ */
+const WRITE_STAMP_RESOLUTION_MS = 999;
+
 export const leaseStale: FenceRule = {
   id: 'lease-stale',
-  contract: 'SAFETY.md rule 2: halt when the Lease was renewed within the grace period',
+  contract:
+    'SAFETY.md rule 2: halt when the Lease was renewed, or written on the API server’s clock, within the grace period',
   check: (ctx) => {
     if (ctx.node === null) return NotApplicable;
-    if (!isFresh(ctx, ctx.node.leaseRenewTime, 'leaseRenewTime')) return Compliant;
-    const when = relativeTo(instant(ctx.node.leaseRenewTime ?? '', 'leaseRenewTime'), readAt(ctx));
+    const { leaseRenewTime, leaseWrittenAt, readAt: readIso } = ctx.node;
+    const grace = ctx.request.limits.leaseGraceSeconds;
+    if (isFresh(ctx, leaseRenewTime, 'leaseRenewTime')) {
+      const when = relativeTo(instant(leaseRenewTime ?? '', 'leaseRenewTime'), readAt(ctx));
+      return halt(Phase.Refused, livenessReason(ctx, Reason.LeaseFresh), [
+        `lease renewed ${when} it was read at ${readIso}, grace ${grace}s`,
+      ]);
+    }
+    // A kubelet whose clock runs behind renews a Lease whose renewTime looks old: the server's own stamp
+    // on the write says it is alive.
+    if (leaseWrittenAt === null) return Compliant;
+    const stamped = instant(leaseWrittenAt, 'leaseWrittenAt');
+    if (readAt(ctx) - (stamped + WRITE_STAMP_RESOLUTION_MS) >= grace * 1000) return Compliant;
+    const renewed = leaseRenewTime === null ? 'no renewTime' : `its renewTime ${leaseRenewTime}`;
     return halt(Phase.Refused, livenessReason(ctx, Reason.LeaseFresh), [
-      `lease renewed ${when} it was read at ${ctx.node.readAt}, grace ${ctx.request.limits.leaseGraceSeconds}s`,
+      `lease written ${relativeTo(stamped, readAt(ctx))} it was read at ${readIso} by the API server's clock (${renewed}: the writer's clock runs behind), grace ${grace}s`,
     ]);
   },
 };

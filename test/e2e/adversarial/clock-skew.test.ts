@@ -1,10 +1,12 @@
 /**
- * Adversarial: SAFETY.md rule 2 (never fence a live node) when the fencer's own clock is wrong. The real
- * `fencer` CLI runs under libfaketime (Debian's `faketime`), its clock minutes fast or slow, against a node
- * that looks lost (NotReady, stale status heartbeat) while its Lease is renewed every second, and against
- * a node that is truly silent. A Lease's age is measured on the API server's clock, so neither skew moves
- * the decision: fresh is refused `LeaseFresh` with nothing stopped and nothing written, silent is fenced.
- * Asserted from the EC2 emulator's log and state and from the API server's audit log first.
+ * Adversarial: SAFETY.md rule 2 (never fence a live node) when a clock is wrong. The real `fencer` CLI
+ * runs under libfaketime (Debian's `faketime`), its clock minutes fast or slow, against a node that looks
+ * lost (NotReady, stale status heartbeat) while its Lease is renewed every second, and against a node that
+ * is truly silent. A Lease's age is measured on the API server's clock, so neither skew moves the
+ * decision: fresh is refused `LeaseFresh` with nothing stopped and nothing written, silent is fenced. And
+ * the kubelet's clock five minutes slow: each renewTime it writes looks old, but the API server stamps
+ * each write on its own clock, and that stamp says the kubelet is alive. Asserted from the EC2 emulator's
+ * log and state and from the API server's audit log first.
  */
 import { existsSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -39,16 +41,22 @@ const fenceSkewed = (lab: Lab, offset: string) =>
 const releasesSince = (lab: Lab, mark: number) =>
   writesSince(lab, mark).filter((w) => /^(patch|update) nodes|^delete/.test(w));
 
-describe('adversarial: a fencer whose clock is wrong (SAFETY.md rule 2)', () => {
+describe('adversarial: a clock that is wrong, the fencer’s or the kubelet’s (SAFETY.md rule 2)', () => {
   let lab: Lab;
-  let labStartedAt: number;
+  /**
+   * When the lab was ready. A clock 90 s slow must not read a time before what the lab made while
+   * starting: its certificates (TLS would fail, not the rule) and node-a's instance (launched "after"
+   * the decision on that clock: the run would stop it and then refuse it InstanceStartedAgain, reading
+   * the provider's launch time the safe way round).
+   */
+  let labReadyAt: number;
   let stopRenewing: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
     if (!existsSync(LIBFAKETIME)) throw new Error(`${LIBFAKETIME} is missing: install Debian's faketime`);
-    labStartedAt = Date.now();
     // Three workers: node-a cut stays under the 40 % unhealthy limit.
     lab = await startLab({ nodes: 3 });
+    labReadyAt = Date.now();
     await lab.cut('node-a');
     await waitNodeNotReady(lab, 'node-a');
   });
@@ -96,9 +104,34 @@ describe('adversarial: a fencer whose clock is wrong (SAFETY.md rule 2)', () => 
     });
   }
 
+  it("refuses a NotReady node whose kubelet's clock runs five minutes slow: its renewTime looks old, the API server's stamp on each renewal does not", async () => {
+    stopRenewing = keepLeaseFresh(lab, 'node-a', 300);
+    lab.ec2Faults.resetRequests();
+    const mark = auditMark(lab);
+
+    const { code, report } = await startTracked(lab, [
+      'fence',
+      'node-a',
+      '--lease-grace',
+      String(LEASE_GRACE_SECONDS),
+      '--output',
+      'json',
+    ]).done;
+
+    const a = lab.node('node-a');
+    expect(powerOffsOf(lab, a.instanceId)).toEqual([]);
+    expect(await instanceState(lab, a.instanceId)).toBe('running');
+    expect(releasesSince(lab, mark)).toEqual([]);
+    expect(await taintsOn(lab, 'node-a')).not.toContain(OUT_OF_SERVICE);
+    expect(report?.reason).toBe('LeaseFresh');
+    expect(JSON.stringify(report)).toMatch(
+      /lease written [0-9]s before it was read .* the writer's clock runs behind/,
+    );
+    expect(code).toBe(3);
+  });
+
   it('refuses the same node with its clock 90 s slow', async () => {
-    // The lab's certificates start when the lab did: a clock behind that would fail TLS, not the rule.
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, labStartedAt + 100_000 - Date.now())));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, labReadyAt + 95_000 - Date.now())));
     stopRenewing = keepLeaseFresh(lab, 'node-a');
     lab.ec2Faults.resetRequests();
     const mark = auditMark(lab);
@@ -123,9 +156,13 @@ describe('adversarial: a fencer whose clock is wrong (SAFETY.md rule 2)', () => 
     const { code, report } = await fenceSkewed(lab, '-90s');
 
     const a = lab.node('node-a');
-    expect(powerOffsOf(lab, a.instanceId).map((r) => r.action)).toContain('StopInstances');
-    expect(await instanceState(lab, a.instanceId)).toBe('stopped');
-    expect(await taintsOn(lab, 'node-a')).toContain(OUT_OF_SERVICE);
+    const seen = JSON.stringify(report);
+    expect(
+      powerOffsOf(lab, a.instanceId).map((r) => r.action),
+      seen,
+    ).toContain('StopInstances');
+    expect(await instanceState(lab, a.instanceId), seen).toBe('stopped');
+    expect(await taintsOn(lab, 'node-a'), seen).toContain(OUT_OF_SERVICE);
     expect(report?.outcome, report?.message).toBe('fenced');
     expect(code).toBe(0);
   });

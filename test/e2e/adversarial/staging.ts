@@ -15,6 +15,8 @@ import {
   type V1NodeCondition,
 } from '@kubernetes/client-node';
 import { startInstance } from '../../../lab/ec2-emulator.js';
+import { seedEtcd } from '../../../lab/etcd-seed.js';
+import { eventually } from '../../../lab/kube-wait.js';
 import { LAB_CSI_DRIVER, type Lab } from '../../../lab/lab.js';
 import { OUT_OF_SERVICE_TAINT } from '../../../lab/scenarios/incident.js';
 import { instanceState } from './support.js';
@@ -86,16 +88,7 @@ export async function createNodeByHand(lab: Lab, spec: HandMadeNode): Promise<()
   if (addresses.length > 0 || conditions.length > 0) {
     await core.patchNodeStatus({ name: spec.name, body: { status: { addresses, conditions } } }, strategic);
   }
-  if (spec.life === 'dead') {
-    const renewTime = microTime(secondsAgo(300)) as unknown as Date;
-    await coordination.createNamespacedLease({
-      namespace: 'kube-node-lease',
-      body: {
-        metadata: { name: spec.name },
-        spec: { holderIdentity: spec.name, leaseDurationSeconds: 40, renewTime },
-      },
-    });
-  }
+  if (spec.life === 'dead') await setLeaseRenewed(lab, spec.name, 300);
   if (spec.csiNodeId) {
     const driver = {
       name: LAB_CSI_DRIVER,
@@ -107,26 +100,80 @@ export async function createNodeByHand(lab: Lab, spec: HandMadeNode): Promise<()
   return cleanup;
 }
 
-/** Sets a node's Lease renewTime, as its kubelet would have when it last renewed `seconds` ago. */
+/**
+ * Makes the node's Lease one its kubelet last renewed `seconds` ago, as the API server would store it
+ * then: renewTime, and the server's own stamp on that write (managedFields), both `seconds` old. A write
+ * through the API would be stamped now, which the fencer rightly takes as a sign of life (SAFETY.md rule
+ * 2), so an old Lease is written straight into etcd (lab/etcd-seed.ts) in place of the current one. With
+ * `seconds` 0 it is a renewal through the API, as a kubelet makes.
+ */
 export async function setLeaseRenewed(lab: Lab, node: string, seconds: number): Promise<void> {
-  await lab.kubeConfig.makeApiClient(CoordinationV1Api).patchNamespacedLease(
+  const coordination = lab.kubeConfig.makeApiClient(CoordinationV1Api);
+  const renewTime = microTime(secondsAgo(seconds));
+  if (seconds === 0) return renewLease(lab, node, new Date());
+  await coordination.deleteNamespacedLease({ name: node, namespace: 'kube-node-lease' }).catch(ignore);
+  const stamp = (ago: number) =>
+    secondsAgo(ago)
+      .toISOString()
+      .replace(/\.\d+Z$/, 'Z');
+  await seedEtcd(lab.etcdUrl, [
     {
-      name: node,
-      namespace: 'kube-node-lease',
-      body: { spec: { renewTime: microTime(secondsAgo(seconds)) } },
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: {
+        name: node,
+        namespace: 'kube-node-lease',
+        creationTimestamp: stamp(seconds + 3600),
+        managedFields: [
+          {
+            manager: 'kubelet',
+            operation: 'Update',
+            apiVersion: 'coordination.k8s.io/v1',
+            time: stamp(seconds),
+            fieldsType: 'FieldsV1',
+            fieldsV1: {
+              'f:spec': { 'f:holderIdentity': {}, 'f:leaseDurationSeconds': {}, 'f:renewTime': {} },
+            },
+          },
+        ],
+      },
+      spec: { holderIdentity: node, leaseDurationSeconds: 40, renewTime },
     },
-    merge,
-  );
+  ]);
+  // The API server learns of it from etcd's watch: wait until it serves it.
+  await eventually(`${node}'s Lease as seeded`, async () => {
+    const lease = await coordination
+      .readNamespacedLease({ name: node, namespace: 'kube-node-lease' })
+      .catch(ignore);
+    return lease && isoMicro(lease.spec?.renewTime) === renewTime ? true : undefined;
+  });
 }
+
+/** A renewal through the API, writing `renewTime` as the kubelet's clock reads it. */
+async function renewLease(lab: Lab, node: string, renewTime: Date): Promise<void> {
+  await lab.kubeConfig
+    .makeApiClient(CoordinationV1Api)
+    .patchNamespacedLease(
+      { name: node, namespace: 'kube-node-lease', body: { spec: { renewTime: microTime(renewTime) } } },
+      merge,
+    );
+}
+
+/** A Lease's renewTime as written: client-node hands MicroTime back as a string or a Date. */
+const isoMicro = (value: Date | string | undefined): string | undefined =>
+  value === undefined ? undefined : typeof value === 'string' ? value : microTime(value);
 
 /**
  * Renews the node's Lease every second, as the lab's kubelets do, until the returned stop is awaited:
  * a kubelet whose Lease renewals get through while its status posts do not (the node stays NotReady).
+ * With `clockBehindSeconds`, the kubelet's clock runs that far behind: each renewTime it writes is that
+ * old when written, while the API server stamps each write on its own clock.
  */
-export function keepLeaseFresh(lab: Lab, node: string): () => Promise<void> {
-  let renewing: Promise<void> = setLeaseRenewed(lab, node, 0);
+export function keepLeaseFresh(lab: Lab, node: string, clockBehindSeconds = 0): () => Promise<void> {
+  const renew = () => renewLease(lab, node, secondsAgo(clockBehindSeconds));
+  let renewing: Promise<void> = renew();
   const timer = setInterval(() => {
-    renewing = renewing.then(() => setLeaseRenewed(lab, node, 0)).catch(() => undefined);
+    renewing = renewing.then(renew).catch(() => undefined);
   }, 1000);
   return async () => {
     clearInterval(timer);

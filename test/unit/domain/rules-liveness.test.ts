@@ -66,6 +66,37 @@ describe('lease-stale (SAFETY.md rule 2)', () => {
 
   it('throws rather than guessing when the Lease time is unreadable', () => {
     expect(() => checkFence(leaseStale, { node: { leaseRenewTime: 'yesterday' } })).toThrow(ValidationError);
+    expect(() =>
+      checkFence(leaseStale, { node: { leaseRenewTime: t(-600), leaseWrittenAt: 'yesterday' } }),
+    ).toThrow(ValidationError);
+  });
+
+  it("refuses a Lease the API server stored a write to within the grace, whatever its renewTime says (a kubelet's clock behind)", () => {
+    // Renewed on a clock five minutes slow: renewTime 300 s old, the server's stamp on the write 2 s old.
+    const result = checkFence(leaseStale, {
+      at: 100,
+      node: { leaseRenewTime: t(-200), leaseWrittenAt: t(98) },
+    });
+
+    expect(result).toMatchObject({ phase: 'Refused', reason: 'LeaseFresh' });
+    expect(JSON.stringify(result)).toContain('lease written 2s before it was read');
+    expect(JSON.stringify(result)).toContain("by the API server's clock");
+  });
+
+  it('takes the server’s stamp, truncated to the second, as up to a second later than it reads', () => {
+    // Read at 100.5; stamped 60 (the write may have been at 60.999): 39.5 s old at most, inside 40.
+    const readAt = new Date(Date.parse(t(100)) + 500).toISOString();
+    const spec = { at: 101, node: { readAt, leaseRenewTime: t(-600), leaseWrittenAt: t(60) } };
+    expect(checkFence(leaseStale, spec)).toMatchObject({ reason: 'LeaseFresh' });
+    expect(checkFence(leaseStale, { ...spec, node: { ...spec.node, leaseWrittenAt: t(59) } })).toEqual(
+      Compliant,
+    );
+  });
+
+  it('is compliant when both the renewal and the last write are older than the grace', () => {
+    expect(
+      checkFence(leaseStale, { at: 100, node: { leaseRenewTime: t(20), leaseWrittenAt: t(20) } }),
+    ).toEqual(Compliant);
   });
 });
 

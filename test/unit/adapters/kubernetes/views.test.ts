@@ -150,6 +150,7 @@ describe('toLeaseView', () => {
     expect(view).toStrictEqual({
       holder: 'node-b',
       renewTime: '2026-03-01T10:05:00.123456Z',
+      writtenAt: undefined,
       durationSeconds: 40,
     });
   });
@@ -158,8 +159,39 @@ describe('toLeaseView', () => {
     expect(toLeaseView({ spec: {} })).toStrictEqual({
       holder: undefined,
       renewTime: undefined,
+      writtenAt: undefined,
       durationSeconds: undefined,
     });
+  });
+
+  it("is written when the API server last stamped a write: the newest of its creation and its managers' writes", () => {
+    // A kubelet whose clock runs five minutes behind: its renewTime is old, the server's stamps are not.
+    const view = toLeaseView({
+      metadata: {
+        creationTimestamp: new Date('2026-03-01T09:00:00Z'),
+        managedFields: [
+          { manager: 'kubelet', operation: 'Update', time: new Date('2026-03-01T10:05:07Z') },
+          { manager: 'kubectl', operation: 'Update', time: new Date('2026-03-01T09:30:00Z') },
+          { manager: 'kube-controller-manager', operation: 'Update' },
+        ],
+      },
+      spec: { renewTime: '2026-03-01T10:00:07.000000Z' as unknown as Date },
+    });
+
+    expect(view.writtenAt).toBe('2026-03-01T10:05:07.000Z');
+    expect(view.renewTime).toBe('2026-03-01T10:00:07.000000Z');
+  });
+
+  it('falls back on the creation when a writer stripped managedFields, and ignores stamps it cannot read', () => {
+    const view = toLeaseView({
+      metadata: {
+        creationTimestamp: new Date('2026-03-01T10:04:00Z'),
+        managedFields: [{ manager: 'x', time: 'soon' as unknown as Date }],
+      },
+      spec: {},
+    });
+
+    expect(view.writtenAt).toBe('2026-03-01T10:04:00.000Z');
   });
 });
 

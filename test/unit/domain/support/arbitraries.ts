@@ -149,6 +149,11 @@ export interface StepFaults {
   readonly ready: ConditionStatus;
   /** Seconds since the Lease/heartbeat was renewed; negative is a clock-skewed future; null is none. */
   readonly leaseAge: number | null;
+  /**
+   * Seconds the Lease's renewer's clock runs behind the API server's (negative: ahead). The server stamps
+   * the write on its own clock: `leaseAge - renewerClockBehind` seconds before the read, to the second.
+   */
+  readonly renewerClockBehind: number;
   readonly heartbeatAge: number | null;
   /** `follow` reports the simulated truth; a PowerState reports that instead (a stale or odd answer). */
   readonly power: 'follow' | 'api-error' | 'started' | PowerState;
@@ -200,6 +205,11 @@ export const stepFaultsArb: fc.Arbitrary<StepFaults> = fc.record({
   latency: weighted([6, 0], [3, fc.integer({ min: 1, max: 5 })], [2, fc.integer({ min: 6, max: 40 })]),
   ready: weighted<ConditionStatus>([50, 'Unknown'], [5, 'False'], [1, 'True']),
   leaseAge: ageArb,
+  renewerClockBehind: weighted(
+    [20, 0],
+    [3, fc.integer({ min: 1, max: 600 })],
+    [1, fc.integer({ min: -60, max: -1 })],
+  ),
   heartbeatAge: ageArb,
   power: weighted<StepFaults['power']>(
     [60, 'follow'],

@@ -87,6 +87,7 @@ export const CALM: StepFaults = {
   latency: 0,
   ready: 'Unknown',
   leaseAge: 600,
+  renewerClockBehind: 0,
   heartbeatAge: 600,
   power: 'follow',
   ownership: 'owned',

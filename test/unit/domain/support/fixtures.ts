@@ -52,6 +52,7 @@ export const aNode = (overrides: Partial<ObservedNode> = {}): ObservedNode => ({
   readyReason: 'NodeStatusUnknown',
   lastHeartbeat: t(-600),
   leaseRenewTime: t(-600),
+  leaseWrittenAt: t(-600),
   providerId: `aws:///eu-west-1a/${INSTANCE}`,
   addresses: [
     { type: 'InternalIP', address: NODE_IP },

@@ -36,12 +36,17 @@ export function powerOf(observation: Observation): PowerEvidence | null {
 const fresh = (iso: string | null, readAt: number, graceSeconds: number): boolean =>
   iso !== null && readAt - ms(iso) < graceSeconds * 1000;
 
+/** The API server's stamp is truncated to the second: the write may have been up to a second later. */
+const writtenFresh = (iso: string | null, readAt: number, graceSeconds: number): boolean =>
+  iso !== null && readAt - (ms(iso) + 999) < graceSeconds * 1000;
+
 /** Any sign of life the contract forbids acting against, judged when the node was read. */
 export function looksAlive(node: ObservedNode, graceSeconds: number): boolean {
   const readAt = ms(node.readAt);
   return (
     node.ready === 'True' ||
     fresh(node.leaseRenewTime, readAt, graceSeconds) ||
+    writtenFresh(node.leaseWrittenAt, readAt, graceSeconds) ||
     fresh(node.lastHeartbeat, readAt, graceSeconds)
   );
 }

@@ -401,6 +401,16 @@ function nodeView(state: SimState, faults: StepFaults, config: RunConfig): NodeV
 }
 
 /**
+ * A Lease renewed by a kubelet whose clock is `behind` seconds slow: its renewTime `age` seconds before
+ * `at`, the API server's stamp on the write (never after `at`) truncated to the second, as it stores it.
+ */
+function leaseView(at: number, age: number, behind: number): { renewTime: string; writtenAt: string } {
+  const written = new Date(t(at - Math.max(0, age - behind)));
+  written.setUTCMilliseconds(0);
+  return { renewTime: t(at - age), writtenAt: written.toISOString() };
+}
+
+/**
  * What the fencer would observe of the world on this step: the node read at `state.at`, the provider's
  * answer `faults.latency` seconds later, which is also when the step's observation ends. `history` is the
  * run's so far: like the app, the observation asks the storage cluster once the run committed to it.
@@ -415,7 +425,7 @@ export function observeWorld(
   const unhealthyNodes = faults.ready === 'True' ? others : [NODE, ...others];
   const answeredAt = state.at + faults.latency;
   const leaseAge = config.neverSeenAlive ? null : faults.leaseAge;
-  const lease = leaseAge === null ? null : { renewTime: t(state.at - leaseAge) };
+  const lease = leaseAge === null ? null : leaseView(state.at, leaseAge, faults.renewerClockBehind);
   const csiNodeId = state.nodeInstance === INSTANCE ? identityCase(config).csiNodeId : OTHER_MACHINE;
   const csiNode = csiNodeId
     ? { name: NODE, drivers: [{ name: 'ebs.csi.aws.com', nodeId: csiNodeId }] }
