@@ -45,6 +45,7 @@ export const Reason = {
   ProviderCallRejected: 'ProviderCallRejected',
   // Storage isolation (rule 1 for network images)
   NoAddressToFence: 'NoAddressToFence',
+  StorageFenceNotOurs: 'StorageFenceNotOurs',
   StorageUnreachable: 'StorageUnreachable',
   StorageAuthRefused: 'StorageAuthRefused',
   StorageCommandFailed: 'StorageCommandFailed',
@@ -111,6 +112,8 @@ export const REASON_SENTENCES: Readonly<Record<Reason, string>> = {
     'The provider refused a call in a way no retry can change (a permission the fencer lacks); the run ends at once.',
   NoAddressToFence:
     'The node has no InternalIP and no configured range: its storage clients cannot be fenced.',
+  StorageFenceNotOurs:
+    "A storage fence of the node's name exists that is not the fencer's; it neither changes nor lifts it.",
   StorageUnreachable:
     "The storage cluster's API did not answer; nothing is known about the node's isolation.",
   StorageAuthRefused: "The storage cluster's API refused the fencer's credentials.",

@@ -105,6 +105,8 @@ export const StorageFault = {
   BlocklistNotConfirmed: 'BlocklistNotConfirmed',
   /** The node has no address to fence: no InternalIP and no configured range. */
   NoAddressToFence: 'NoAddressToFence',
+  /** The object the fencer would fence the node with exists and is someone else's (a NetworkFence). */
+  FenceNotOurs: 'FenceNotOurs',
 } as const;
 export type StorageFault = (typeof StorageFault)[keyof typeof StorageFault];
 

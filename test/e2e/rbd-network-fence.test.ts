@@ -16,7 +16,12 @@ import type { Lab } from '../../lab/lab.js';
 import { cephOf, waitForRbdRecovery } from '../../lab/scenarios/rbd-incident.js';
 import type { StatefulApp } from '../../lab/scenarios/stateful-app.js';
 import { CEPH_ENV } from '../../lib/adapters/ceph-rbd/settings.js';
-import { EBLOCKLISTED, expectOnlyWatchersAt, waitBlocklistedWrite, watcherIp } from '../support/ceph.js';
+import {
+  EBLOCKLISTED,
+  expectOnlyWatchersAt,
+  sampleTaintAndWatchers,
+  waitBlocklistedWrite,
+} from '../support/ceph.js';
 import { labWithCutRbdNode } from '../support/cut-node.js';
 import { startFencer } from '../support/fencer-cli.js';
 import { taintsOf, waitNodeReady } from '../support/lab-waits.js';
@@ -76,7 +81,7 @@ describe('a bare-metal node fenced through csi-addons NetworkFence, as with Rook
     await lab?.stop();
   });
 
-  it('never changes a NetworkFence of its name that is not its own: the run fails, nothing is blocklisted or tainted', async () => {
+  it('never changes a NetworkFence of its name that is not its own: the run is refused StorageFenceNotOurs, nothing is blocklisted or tainted', async () => {
     const ceph = cephOf(lab);
     const before = await ceph.blocklist();
     // Someone's NetworkFence of that name, Unfenced: taking it over would make it the fencer's to lift.
@@ -99,10 +104,13 @@ describe('a bare-metal node fenced through csi-addons NetworkFence, as with Rook
       const { code, report, stderr } = await startFencer(lab, ['fence', 'node-a', ...FENCE], undefined, env)
         .done;
 
-      // Refused at once as bad state (exit 2, no report), not retried until the run's deadline.
-      expect(stderr).toContain("NetworkFence kube-fencer-node-a exists and is not kube-fencer's");
-      expect(report).toBeUndefined();
-      expect(code).toBe(2);
+      // Refused before any decision with its own reason, not retried until the run's deadline.
+      expect(report?.reason, stderr).toBe('StorageFenceNotOurs');
+      expect(JSON.stringify(report)).toContain(
+        "NetworkFence kube-fencer-node-a exists and is not kube-fencer's",
+      );
+      expect(report?.milestones?.decidedToFenceAt ?? null).toBeNull();
+      expect(code).toBe(3);
       expect((await readFence())?.spec.fenceState).toBe('Unfenced');
       expect(await ceph.blocklist()).toEqual(before);
       expect(zombie.state).toBe('locked');
@@ -118,31 +126,15 @@ describe('a bare-metal node fenced through csi-addons NetworkFence, as with Rook
     timeout: 180_000,
   }, async () => {
     const ceph = cephOf(lab);
-    const core = lab.kubeConfig.makeApiClient(CoreV1Api);
-    const samples: { tainted: boolean; atNodeA: boolean }[] = [];
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        const [watchers, node] = await Promise.all([
-          ceph.watchers(app.volumeId),
-          core.readNode({ name: 'node-a' }),
-        ]);
-        samples.push({
-          tainted: (node.spec?.taints ?? []).some((t) => t.key === 'node.kubernetes.io/out-of-service'),
-          atNodeA: watchers.some((w) => watcherIp(w.addr) === ip),
-        });
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    })();
-    const { code, report, stderr } = await startFencer(
-      lab,
-      ['fence', 'node-a', ...FENCE],
-      undefined,
-      env,
-    ).done.finally(() => {
-      sampling = false;
-    });
-    await sampler;
+    const {
+      result: { code, report, stderr },
+      samples,
+    } = await sampleTaintAndWatchers(
+      ceph,
+      lab.kubeConfig,
+      { image: app.volumeId, node: 'node-a', address: ip },
+      startFencer(lab, ['fence', 'node-a', ...FENCE], undefined, env).done,
+    );
 
     expect(stderr).toBe('');
     expect(code, JSON.stringify(report)).toBe(0);
@@ -161,7 +153,7 @@ describe('a bare-metal node fenced through csi-addons NetworkFence, as with Rook
     expect([...(fences.at(-1)?.cidrs ?? [])].sort()).toEqual(ranges);
     expect(fences.at(-1)?.parameters.clusterID).toBe(ceph.fsid);
     expect(samples.length).toBeGreaterThan(5);
-    expect(samples.filter((s) => s.tainted && s.atNodeA)).toEqual([]);
+    expect(samples.filter((s) => s.tainted && s.watched)).toEqual([]);
     expect(await taintsOf(lab, 'node-a')).toContain(OUT_OF_SERVICE);
   });
 

@@ -18,6 +18,7 @@ import {
   EBLOCKLISTED,
   expectOnlyWatchersAt,
   NO_WITNESS,
+  sampleTaintAndWatchers,
   waitBlocklistedWrite,
   watcherIp,
 } from '../support/ceph.js';
@@ -99,34 +100,24 @@ describe('a node whose Ceph client uses an address its Node does not report, fen
   }, async () => {
     const ceph = cephOf(lab);
     const core = lab.kubeConfig.makeApiClient(CoreV1Api);
-    // Ceph's view and the taint, sampled together every 100 ms while the fencer runs.
-    const samples: { tainted: boolean; atStorageIp: boolean }[] = [];
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        const [watchers, node] = await Promise.all([
-          ceph.watchers(app.volumeId),
-          core.readNode({ name: 'node-a' }),
-        ]);
-        samples.push({
-          tainted: (node.spec?.taints ?? []).some((t) => t.key === 'node.kubernetes.io/out-of-service'),
-          atStorageIp: watchers.some((w) => watcherIp(w.addr) === storageIp),
-        });
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    })();
-    // The lab gives the fencer the witness, as a deployment with ceph-common does; its Ceph is told the
-    // image's clusterID among others.
+    // Ceph's view and the taint, sampled together every 100 ms while the fencer runs. The lab gives the
+    // fencer the witness, as a deployment with ceph-common does; its Ceph is told the image's clusterID
+    // among others.
     const run = startFencer(
       lab,
       ['fence', 'node-a', '--lease-grace', '40', '--output', 'json', '--timeout', '2m'],
       undefined,
       { [CEPH_ENV.clusterIds]: `rook-ceph-external,${ceph.fsid}` },
     );
-    const { code, report, stderr } = await run.done.finally(() => {
-      sampling = false;
-    });
-    await sampler;
+    const {
+      result: { code, report, stderr },
+      samples,
+    } = await sampleTaintAndWatchers(
+      ceph,
+      lab.kubeConfig,
+      { image: app.volumeId, node: 'node-a', address: storageIp },
+      run.done,
+    );
 
     expect(stderr).toBe('');
     expect(code, JSON.stringify(report)).toBe(0);
@@ -136,7 +127,7 @@ describe('a node whose Ceph client uses an address its Node does not report, fen
     expect(report?.storageProof?.found.find((e) => e.entry === `${storageIp}/32`)?.source).toMatch(/witness/);
     // From Ceph, not from the report: never a sample with the taint on and a watcher at node-a's address.
     expect(samples.length).toBeGreaterThan(5);
-    expect(samples.filter((s) => s.tainted && s.atStorageIp)).toEqual([]);
+    expect(samples.filter((s) => s.tainted && s.watched)).toEqual([]);
     expect(samples.some((s) => s.tainted)).toBe(true);
     expect(await taintsOf(lab, 'node-a')).toContain(OUT_OF_SERVICE);
     // The fence record names the witnessed address, so `unfence` lifts it.

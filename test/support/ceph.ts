@@ -1,6 +1,8 @@
 /** Helpers for tests against the lab's Ceph: the fencer's settings for it, and what to wait for. */
 
 import { BlockList, isIP } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'vitest';
 import type { Watcher } from '../../lab/ceph/admin-client.js';
 import type { CephLab } from '../../lab/ceph/ceph-lab.js';
@@ -120,3 +122,43 @@ export async function holdLocked(ceph: CephLab, node: string, image: string): Pr
  * deployment with `ceph-common` would): an empty `FENCER_CEPH_WITNESS_ID` is no witness.
  */
 export const NO_WITNESS: Readonly<Record<string, string>> = { [CEPH_ENV.witnessUser]: '' };
+
+/** One look at Ceph and the Node together: is the node tainted, and does a watcher sit at `address`? */
+export interface TaintAndWatchSample {
+  readonly tainted: boolean;
+  readonly watched: boolean;
+}
+
+/**
+ * Samples Ceph's watchers of `image` and node `node`'s out-of-service taint together every 100 ms
+ * until `during` settles; resolves with what `during` did and every sample. A sample with the taint on
+ * and a watcher at `address` is the moment the contract forbids (SAFETY.md rule 1).
+ */
+export async function sampleTaintAndWatchers<T>(
+  ceph: CephLab,
+  kubeConfig: KubeConfig,
+  watch: { readonly image: string; readonly node: string; readonly address: string },
+  during: Promise<T>,
+): Promise<{ result: T; samples: TaintAndWatchSample[] }> {
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const samples: TaintAndWatchSample[] = [];
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      const [watchers, node] = await Promise.all([
+        ceph.watchers(watch.image),
+        core.readNode({ name: watch.node }),
+      ]);
+      samples.push({
+        tainted: (node.spec?.taints ?? []).some((t) => t.key === 'node.kubernetes.io/out-of-service'),
+        watched: watchers.some((w) => watcherIp(w.addr) === watch.address),
+      });
+      await sleep(100);
+    }
+  })();
+  const result = await during.finally(() => {
+    sampling = false;
+  });
+  await sampler;
+  return { result, samples };
+}

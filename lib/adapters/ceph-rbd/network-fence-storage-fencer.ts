@@ -13,17 +13,18 @@ import { createHash } from 'node:crypto';
 import { BlocklistEntryKind, type BlocklistEvidence, type FenceEntry } from '../../domain/blocklist.js';
 import type { AddressHolder } from '../../domain/storage-scope.js';
 import type { NetworkFenceObject, NetworkFenceSpec, NetworkFences } from '../../ports/network-fences.js';
-import type {
-  StorageCallOptions,
-  StorageDaemons,
-  StorageFenceOutcome,
-  StorageFencer,
-  StorageFenceTarget,
-  StorageLiftOutcome,
-  StorageLiftRequest,
-  StorageMutationOptions,
-  StorageVolumeRef,
-  StorageWitness,
+import {
+  type StorageCallOptions,
+  type StorageDaemons,
+  StorageFault,
+  type StorageFenceOutcome,
+  type StorageFencer,
+  type StorageFenceTarget,
+  type StorageLiftOutcome,
+  type StorageLiftRequest,
+  type StorageMutationOptions,
+  type StorageVolumeRef,
+  type StorageWitness,
 } from '../../ports/storage-fencer.js';
 import { evaluateBlocklist, type ListedEntry, parseBlocklist } from './blocklist.js';
 import { runCephTool } from './cli-tool.js';
@@ -65,10 +66,18 @@ const isOurs = (fence: NetworkFenceObject, node: string): boolean =>
   fence.labels['app.kubernetes.io/managed-by'] === MANAGED_BY['app.kubernetes.io/managed-by'] &&
   fence.annotations[NODE_ANNOTATION] === node;
 
+const notOursText = (fence: NetworkFenceObject, node: string): string =>
+  `NetworkFence ${fence.name} exists and is not kube-fencer's for node ${node} (label app.kubernetes.io/managed-by=kube-fencer, annotation ${NODE_ANNOTATION}): the fencer neither changes nor lifts it`;
+
 /** Not the fencer's to change: a state to refuse at once (nothing is written), never to retry. */
 const notOurs = (fence: NetworkFenceObject, node: string): CephInputError =>
-  new CephInputError(
-    `NetworkFence ${fence.name} exists and is not kube-fencer's for node ${node} (label app.kubernetes.io/managed-by=kube-fencer, annotation ${NODE_ANNOTATION}): the fencer neither changes nor lifts it`,
+  new CephInputError(notOursText(fence, node));
+
+/** The same, seen while observing: a storage fault the decision refuses with its own reason. */
+const foreignFence = (fence: NetworkFenceObject, node: string): CephApiError =>
+  new CephApiError(
+    { fault: StorageFault.FenceNotOurs, operation: `get NetworkFence ${fence.name}`, retryable: false },
+    notOursText(fence, node),
   );
 
 export class NetworkFenceStorageFencer implements StorageFencer {
@@ -103,7 +112,14 @@ export class NetworkFenceStorageFencer implements StorageFencer {
     return isRbdDriver(volume.driver, this.#settings.csiDrivers);
   }
 
+  /**
+   * Ceph's list, judged for the node. A NetworkFence of the node's name that is not the fencer's is
+   * refused here, before any decision (fault `FenceNotOurs`, not retryable): the fencer would have to
+   * change it to fence the node, and lift it later.
+   */
   async verify(target: StorageFenceTarget, options: StorageCallOptions = {}): Promise<BlocklistEvidence> {
+    const existing = await this.#fences.get(networkFenceName(target.node), options);
+    if (existing && !isOurs(existing, target.node)) throw foreignFence(existing, target.node);
     return this.#evaluate(target.node, this.#plan(target), await this.#list(options.signal));
   }
 

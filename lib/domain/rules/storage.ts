@@ -25,7 +25,14 @@ const STORAGE_REASONS: Readonly<Record<string, Reason>> = {
   CommandFailed: Reason.StorageCommandFailed,
   BlocklistNotConfirmed: Reason.BlocklistNotConfirmed,
   NoAddressToFence: Reason.NoAddressToFence,
+  FenceNotOurs: Reason.StorageFenceNotOurs,
 };
+
+const FINAL_STORAGE_REASONS: ReadonlySet<Reason> = new Set<Reason>([
+  Reason.NoAddressToFence,
+  Reason.StorageAuthRefused,
+  Reason.StorageFenceNotOurs,
+]);
 
 const reasonOf = (fault: ProviderFault): Reason =>
   STORAGE_REASONS[fault.code ?? ''] ?? Reason.StorageUnreachable;
@@ -86,8 +93,9 @@ export const storageObserved: FenceRule = {
     const evidence = [
       `${storage.storage}: ${storage.blocklist.error.name}: ${storage.blocklist.error.message}`,
     ];
-    // Nothing to fence by, or credentials refused: no later step can change that on its own.
-    const final = reason === Reason.NoAddressToFence || reason === Reason.StorageAuthRefused;
+    // Nothing to fence by, credentials refused, or a fence someone else owns: no later step can change
+    // that on its own.
+    const final = FINAL_STORAGE_REASONS.has(reason);
     if (final && !committed(ctx)) return halt(Phase.Refused, reason, evidence);
     return waitOrExpire(
       ctx,

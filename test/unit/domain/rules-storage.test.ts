@@ -74,10 +74,11 @@ describe('storage-observed (SAFETY.md rule 1)', () => {
     expect(checkFence(storageObserved, {})).toEqual(NotApplicable);
   });
 
-  it('refuses for good when there is nothing to fence by, or the credentials are refused', () => {
+  it('refuses for good when there is nothing to fence by, the credentials are refused, or the fence is someone else’s', () => {
     for (const [code, reason] of [
       ['NoAddressToFence', 'NoAddressToFence'],
       ['AuthRefused', 'StorageAuthRefused'],
+      ['FenceNotOurs', 'StorageFenceNotOurs'],
     ]) {
       expect(checkFence(storageObserved, imageNode(0, failure(code)))).toMatchObject({
         phase: 'Refused',

@@ -140,6 +140,13 @@ describe('the NetworkFence fencer', () => {
       { labels: {}, annotations: {} },
     );
     fences.writes.length = 0;
+    // Observed before any decision: a storage fault of its own, not retried.
+    const seen = await fencer.verify(TARGET).catch((e: unknown) => e);
+    expect(seen).toBeInstanceOf(CephApiError);
+    expect(seen).toMatchObject({ fault: 'FenceNotOurs', retryable: false });
+    expect((seen as Error).message).toMatch(
+      /NetworkFence kube-fencer-node-a exists and is not kube-fencer's/,
+    );
     await expect(fencer.fence(TARGET, { dryRun: false })).rejects.toThrow(CephInputError);
     await expect(
       fencer.lift({ node: 'node-a', entries: ['10.0.0.12/32'] }, { dryRun: false }),
