@@ -511,7 +511,11 @@ async function bootLab(options: LabOptions): Promise<Lab> {
   } catch (err) {
     await stop();
     // Kept past the pruning of passed runs: the error names logs in this folder.
-    writeFileSync(join(runDir, FAILED_MARKER), `${err instanceof Error ? err.message : String(err)}\n`);
+    try {
+      writeFileSync(join(runDir, FAILED_MARKER), `${err instanceof Error ? err.message : String(err)}\n`);
+    } catch {
+      // The start's own error is the one to report.
+    }
     throw err;
   }
 }
