@@ -101,7 +101,8 @@ export function invoke(
           : { ok: false, errorType: message.error?.name ?? 'Error', message: message.error?.message ?? '' };
       },
     );
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': 'exit' may come before the child's pipes are drained, and its answer with them.
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
       resolve(
         answer ?? {

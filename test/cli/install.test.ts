@@ -60,6 +60,13 @@ describe('npm install -g', () => {
       { cwd: work, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } },
     );
     expect(npx).toBe(`fencer ${version}\n`);
+
+    // The bundle inlines its dependencies: their notices and the changelog ship with it.
+    const installed = join(prefix, 'lib', 'node_modules', 'kube-fencer');
+    expect(readFileSync(join(installed, 'dist', 'THIRD-PARTY-NOTICES.md'), 'utf8')).toMatch(
+      /^# Third-party notices: the fencer CLI[\s\S]*\| zod \|/,
+    );
+    expect(readdirSync(installed)).toEqual(expect.arrayContaining(['CHANGELOG.md', 'LICENSE']));
   });
 });
 

@@ -62,13 +62,15 @@ async function startFront(upstream: string) {
   return self;
 }
 
-/** A run function that answers "fenced" at once: a finished run is found as a duplicate, never restarted. */
+/**
+ * A run function that answers "fenced" at once, as the real one answers (an object, which the runtime
+ * serialises): a finished run is found as a duplicate, never restarted, whether or not it has ended
+ * by the time the batch comes again. (It once answered a string, serialised twice: a run that had
+ * ended read as failed, and the batch's third delivery started a second one when the first was quick.)
+ */
 function runFunctionDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'fc-run-'));
-  writeFileSync(
-    join(dir, 'index.mjs'),
-    `export const handler = async () => JSON.stringify({ outcome: 'fenced' });\n`,
-  );
+  writeFileSync(join(dir, 'index.mjs'), `export const handler = async () => ({ outcome: 'fenced' });\n`);
   return dir;
 }
 
@@ -138,7 +140,10 @@ describe('a run Function Compute refuses to start', () => {
       ['node-a', 'started'],
       ['node-b', 'started'],
     ]);
-    // EventBridge may deliver it once more: the runs are found, not doubled.
+    // EventBridge may deliver it once more, after the runs ended: they are found, not doubled.
+    await vi.waitFor(() => {
+      expect(emulator.tasks(RUN_FUNCTION).map((t) => t.status)).toEqual(['Succeeded', 'Succeeded']);
+    });
     const again = await handler(batch, context);
     expect(again.outcomes.map((o) => o.result)).toEqual(['duplicate', 'duplicate']);
     expect([tasksFor('node-a').length, tasksFor('node-b').length]).toEqual([1, 1]);
