@@ -5,17 +5,15 @@
  * needs tsx or the devDependencies at run time. The chunks sit directly in dist/ so that code which
  * finds the repository from its own location (the lab, for `fencer demo`) finds it from there too.
  */
-import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { ESBUILD, inlineSchemaKeys } from '../infra/bundling.js';
-import { inlinedPackages, thirdPartyNotices } from './third-party-notices.js';
+import { writeThirdPartyNotices } from '../infra/third-party-notices.js';
 
 /** Where the build goes, and its entry (what bin/fencer.js imports). */
 export const DIST_DIR = 'dist';
 export const CLI_ENTRY = 'fencer.js';
-/** The third-party notice written beside the bundle. */
-export const NOTICES_FILE = 'THIRD-PARTY-NOTICES.md';
 
 /** The oldest Node.js the built CLI runs on (kept equal to package.json `engines.node`). */
 export const MIN_NODE = '20.19.0';
@@ -43,10 +41,7 @@ export async function bundleCli(root: string, outdir = join(root, DIST_DIR)): Pr
     logLevel: 'error',
   });
   // The bundle inlines its dependencies: their notices go with it (and into the npm package, with dist/).
-  writeFileSync(
-    join(outdir, NOTICES_FILE),
-    thirdPartyNotices('the fencer CLI (dist/)', inlinedPackages(root, result.metafile)),
-  );
+  writeThirdPartyNotices(root, 'the fencer CLI (dist/)', result.metafile, outdir);
   return result.metafile;
 }
 

@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type BuildResult, build, type Metafile, type Plugin } from 'esbuild';
 import { pruneEcsClient, slimAlibabaEcs } from '../infra/bundling.js';
+import { writeThirdPartyNotices } from '../infra/third-party-notices.js';
 import { ECS_OPERATIONS } from '../lib/adapters/alicloud-ecs/sdk.js';
 import { FC_OPERATIONS } from '../lib/adapters/alicloud-fc/sdk.js';
 
@@ -76,5 +77,7 @@ export async function bundleFcFunction(
     metafile: true,
     logLevel: 'error',
   });
+  // The bundle inlines its dependencies: their notices are deployed with it.
+  writeThirdPartyNotices(root, `the ${name} Function Compute function`, result.metafile, outDir);
   return result.metafile;
 }

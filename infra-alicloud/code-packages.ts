@@ -1,7 +1,7 @@
 /**
  * The functions' code packages: each function bundled as deployed (infra-alicloud/bundling.ts), zipped
- * (`index.mjs` at the root, a fixed timestamp so the same code gives the same bytes), and named by its
- * content's hash. The ROS template names the OSS objects; the zips are written beside the template
+ * (`index.mjs` and its third-party notice at the root, a fixed timestamp so the same code gives the
+ * same bytes), and named by its content's hash. The ROS template names the OSS objects; the zips are written beside the template
  * and uploaded to the code bucket before the stack is created or updated (docs/deploy-alibaba.md).
  * Inlining them would not fit: five bundles' base64 exceed ROS's 524,288-byte template limit.
  */
@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { zipSync } from 'fflate';
+import { NOTICES_FILE } from '../infra/third-party-notices.js';
 import { bundleFcFunction, FC_BUNDLE_FILE, FC_FUNCTIONS, type FcFunctionName } from './bundling.js';
 
 /** One function's zip and the OSS object it is uploaded as. */
@@ -33,7 +34,11 @@ export async function packageFunctions(root: string): Promise<CodePackage[]> {
         const dir = join(work, name);
         await bundleFcFunction(root, name, dir);
         const bundle = readFileSync(join(dir, FC_BUNDLE_FILE));
-        const zip = zipSync({ [FC_BUNDLE_FILE]: [bundle, { mtime: ZIP_TIME }] }, { level: 9 });
+        const notices = readFileSync(join(dir, NOTICES_FILE));
+        const zip = zipSync(
+          { [FC_BUNDLE_FILE]: [bundle, { mtime: ZIP_TIME }], [NOTICES_FILE]: [notices, { mtime: ZIP_TIME }] },
+          { level: 9 },
+        );
         const hash = createHash('sha256').update(zip).digest('hex').slice(0, 16);
         return { name, zip, objectName: `kube-fencer/${name}-${hash}.zip`, bundleBytes: bundle.length };
       }),

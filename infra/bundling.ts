@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type BuildResult, build, type Metafile, type Plugin } from 'esbuild';
+import { writeThirdPartyNotices } from './third-party-notices.js';
 
 /** How the functions run their bundle: with source maps applied to stack traces. */
 export const NODE_OPTIONS = '--enable-source-maps';
@@ -169,6 +170,9 @@ export async function bundle(
 }
 
 /** Bundles functions/`name` into `outDir`/index.mjs, as deployed. */
-export function bundleFunction(root: string, name: FunctionName, outDir: string): Promise<Metafile> {
-  return bundle(root, join('functions', name, 'index.ts'), join(outDir, BUNDLE_FILE));
+export async function bundleFunction(root: string, name: FunctionName, outDir: string): Promise<Metafile> {
+  const metafile = await bundle(root, join('functions', name, 'index.ts'), join(outDir, BUNDLE_FILE));
+  // The bundle inlines its dependencies: their notices are deployed with it.
+  writeThirdPartyNotices(root, `the ${name} Lambda function`, metafile, outDir);
+  return metafile;
 }

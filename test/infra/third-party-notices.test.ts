@@ -1,9 +1,19 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Metafile } from 'esbuild';
+import { strFromU8, unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { inlinedPackages, packageDirOf, thirdPartyNotices } from '../../../cli/third-party-notices.js';
-import { REPO_ROOT } from '../../../lab/paths.js';
+import { bundleFunction } from '../../infra/bundling.js';
+import {
+  inlinedPackages,
+  NOTICES_FILE,
+  packageDirOf,
+  thirdPartyNotices,
+} from '../../infra/third-party-notices.js';
+import { FC_BUNDLE_FILE, FC_FUNCTIONS } from '../../infra-alicloud/bundling.js';
+import { packageFunctions } from '../../infra-alicloud/code-packages.js';
+import { REPO_ROOT } from '../../lab/paths.js';
 
 const metafileOf = (inputs: readonly string[]): Metafile =>
   ({
@@ -51,5 +61,31 @@ describe('the third-party notice of a bundle', () => {
     expect(notice).toContain('## a@1.0.0, b@2.0.0');
     expect(notice).toContain('| c | 3.0.0 | ISC (no licence file in the package) |');
     expect(notice).toContain('these 3 npm packages');
+  });
+});
+
+describe('every deployed bundle carries its notice', () => {
+  it('writes the notice beside a Lambda bundle, and into every Function Compute zip, naming what each inlines', async () => {
+    const lambdaDir = mkdtempSync(join(tmpdir(), 'notice-lambda-'));
+
+    await bundleFunction(REPO_ROOT, 'step', lambdaDir);
+    const packages = await packageFunctions(REPO_ROOT);
+
+    const lambda = readFileSync(join(lambdaDir, NOTICES_FILE), 'utf8');
+    expect(lambda).toMatch(/^# Third-party notices: the step Lambda function/);
+    expect(lambda).toContain('| @aws-lambda-powertools/logger |');
+    expect(lambda).toContain('| zod |');
+    expect(packages.map((p) => p.name).sort()).toEqual([...FC_FUNCTIONS].sort());
+    for (const { name, zip } of packages) {
+      const files = unzipSync(zip);
+      expect(Object.keys(files).sort()).toEqual([FC_BUNDLE_FILE, NOTICES_FILE].sort());
+      const notice = strFromU8(files[NOTICES_FILE] ?? new Uint8Array());
+      expect(notice).toMatch(new RegExp(`^# Third-party notices: the ${name} Function Compute function`));
+    }
+    const run = strFromU8(
+      unzipSync(packages.find((p) => p.name === 'run')?.zip ?? new Uint8Array())[NOTICES_FILE] ??
+        new Uint8Array(),
+    );
+    expect(run).toContain('| @alicloud/ecs20140526 |');
   });
 });

@@ -3,9 +3,12 @@
  * metafile), with its version, its declared licence and its licence text. A bundle carries its
  * dependencies' code, so it carries their notices too; identical licence texts are printed once.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Metafile } from 'esbuild';
+
+/** The file a bundle's notice is written to, beside the bundle. */
+export const NOTICES_FILE = 'THIRD-PARTY-NOTICES.md';
 
 /** One inlined package. */
 export interface InlinedPackage {
@@ -81,4 +84,9 @@ export function thirdPartyNotices(what: string, packages: readonly InlinedPackag
     lines.push(`## ${users.join(', ')}`, '', '```text', text, '```', '');
   }
   return lines.join('\n');
+}
+
+/** Writes `metafile`'s notice into `outDir` (beside the bundle it describes). */
+export function writeThirdPartyNotices(root: string, what: string, metafile: Metafile, outDir: string): void {
+  writeFileSync(join(outDir, NOTICES_FILE), thirdPartyNotices(what, inlinedPackages(root, metafile)));
 }
