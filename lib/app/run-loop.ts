@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { RETRYABLE_ERROR_NAMES, ValidationError } from '../domain/errors.js';
+import { isRetryableError, ValidationError } from '../domain/errors.js';
 import { assertHistory, type RunHistory, startRun } from '../domain/history.js';
 import type { FenceRequest, UnfenceRequest } from '../domain/request.js';
 import { ClaimTtlSeconds } from '../domain/timing.js';
@@ -50,7 +50,8 @@ interface LoopState {
 /**
  * The in-process reconcile loop (the CLI's; Step Functions runs the same steps with Wait states).
  * Between steps it waits as long as the decision says, waking early on a watch event for the node.
- * A retryable error (Kubernetes, provider, conflict) retries the same step from the same state.
+ * A retryable error (Kubernetes, provider, conflict) retries the same step from the same state; the API
+ * server's refusal of the fencer's identity (401, 403) does not (isRetryableError).
  */
 async function loop<S extends LoopState>(
   deps: FencerDeps,
@@ -70,7 +71,7 @@ async function loop<S extends LoopState>(
       state = await step(deps, state, { remainingMs: deadline - Date.now() });
     } catch (err) {
       const error = err as Error;
-      if (!RETRYABLE_ERROR_NAMES.includes(error.name as never)) throw error;
+      if (!isRetryableError(error)) throw error;
       lastError = error;
       options.onRetry?.(error);
       deps.log.warn('step failed; retrying from the same state', {
@@ -136,7 +137,7 @@ export async function runFence(
     } catch (error) {
       // The step is done and its state is kept in memory: retrying it from the old state would take
       // its action again. The record catches up after the next step (it writes what changed since).
-      if (!RETRYABLE_ERROR_NAMES.includes((error as Error).name as never)) throw error;
+      if (!isRetryableError(error)) throw error;
       d.log.warn('could not record the run’s state; recording it after the next step', {
         node: request.node,
         error: (error as Error).name,

@@ -23,6 +23,17 @@ export const RETRYABLE_ERROR_NAMES: readonly ErrorName[] = [
   ErrorName.Conflict,
 ];
 
+/**
+ * Whether a failed step is worth retrying as it is: an error of a retryable kind, unless the API server
+ * refused the fencer's identity (HTTP 401, 403), which no retry changes (a missing RBAC right, a revoked
+ * token): the run ends at once with that error instead of retrying it until its deadline.
+ */
+export const isRetryableError = (error: unknown): boolean => {
+  const e = error as { readonly name?: unknown; readonly statusCode?: unknown } | null | undefined;
+  if (!RETRYABLE_ERROR_NAMES.includes(e?.name as ErrorName)) return false;
+  return !(e?.name === ErrorName.KubernetesApi && (e.statusCode === 401 || e.statusCode === 403));
+};
+
 /** Options every fencer error accepts. */
 export interface FencerErrorOptions {
   readonly cause?: unknown;

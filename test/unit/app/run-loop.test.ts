@@ -117,6 +117,28 @@ describe('the in-process fence loop', () => {
     expect(world.writes.at(-1)).toBe('releaseFencing');
   });
 
+  it.each([401, 403])(
+    'ends at once when the API server refuses its identity (HTTP %i): no retry until the deadline',
+    async (statusCode) => {
+      const world = new CrashWorld();
+      const base = world.deps();
+      const forbidden = Object.assign(apiError('volumeattachments is forbidden'), { statusCode });
+      const { deps } = depsOf(world, {
+        listPodsOnNode: async (node) => {
+          if (world.powerOffRequests > 0) throw forbidden;
+          return base.cluster.listPodsOnNode(node);
+        },
+      });
+      const retried: Error[] = [];
+
+      await expect(
+        runFence(deps, request, { timeoutSeconds: 60, runId: RUN, onRetry: (e) => retried.push(e) }),
+      ).rejects.toBe(forbidden);
+      expect(retried).toEqual([]);
+      expect(world.claims).toEqual([]);
+    },
+  );
+
   it('gives up at its timeout: a failed run, its claim given back, the timeout audited', async () => {
     const world = new CrashWorld();
     // Another run holds the node: each step waits 5 s for it, longer than this run may take.
