@@ -23,6 +23,7 @@ import {
 } from '../lib/adapters/kubernetes/permissions.js';
 import type { FencerDeps } from '../lib/app/deps.js';
 import type { Permission } from '../lib/domain/access-errors.js';
+import { isKnownOlderThanOutOfService } from '../lib/domain/strategy.js';
 import { createLogger, InMemoryMetrics } from '../lib/observability/index.js';
 import type { ConnectionOptions } from './options.js';
 import { requireOption } from './usage.js';
@@ -36,12 +37,24 @@ export type ClusterUse =
   | { readonly command: 'diagnose' }
   | { readonly command: 'limits'; readonly set: boolean };
 
-const permissionsFor = (use: ClusterUse): readonly Permission[] => {
+/**
+ * Whether a fence may delete VolumeAttachments: `legacy` asks for it always, `auto` on a server known to be
+ * older than 1.26, where it resolves to legacy (an unknown version resolves to out-of-service, which
+ * deletes none). Asked before the run, so a missing right stops it before anything is done.
+ */
+async function fenceDeletesVolumeAttachments(strategy: string, endpoint: ApiEndpoint): Promise<boolean> {
+  if (strategy === 'legacy') return true;
+  if (strategy !== 'auto') return false;
+  const version = await new KubeCluster(endpoint).serverVersion().catch(() => null);
+  return isKnownOlderThanOutOfService(version);
+}
+
+const permissionsFor = async (use: ClusterUse, endpoint: ApiEndpoint): Promise<readonly Permission[]> => {
   switch (use.command) {
     case 'fence':
       return fencePermissions({
         accelerate: use.deletesPods,
-        deletesVolumeAttachments: use.strategy === 'legacy',
+        deletesVolumeAttachments: await fenceDeletesVolumeAttachments(use.strategy, endpoint),
       });
     case 'unfence':
       return UNFENCE_PERMISSIONS;
@@ -106,7 +119,7 @@ export async function connect(
     ...(selected.user.exec ? { plugin: describePlugin(selected.user.exec) } : {}),
   };
   const [review, credentials] = await Promise.allSettled([
-    reviewAccess(endpoint, permissionsFor(need.use), who),
+    permissionsFor(need.use, endpoint).then((permissions) => reviewAccess(endpoint, permissions, who)),
     aws
       ? import('../lib/adapters/aws-ec2/credentials.js').then((m) => m.resolveAwsCredentials())
       : Promise.resolve(undefined),

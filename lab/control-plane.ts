@@ -34,6 +34,37 @@ export const KCM_CONTROLLERS = [
 
 export type KcmController = (typeof KCM_CONTROLLERS)[number];
 
+/**
+ * The same controllers as a kube-controller-manager older than 1.26 names them (the legacy lab). It has
+ * no taint-eviction controller of its own: node-lifecycle evicts, unless `--enable-taint-manager=false`.
+ */
+const LEGACY_CONTROLLER_NAMES: Readonly<Record<KcmController, string | null>> = {
+  'node-lifecycle-controller': 'nodelifecycle',
+  'taint-eviction-controller': null,
+  'pod-garbage-collector-controller': 'podgc',
+  'statefulset-controller': 'statefulset',
+  'deployment-controller': 'deployment',
+  'replicaset-controller': 'replicaset',
+  'persistentvolume-binder-controller': 'persistentvolume-binder',
+  'persistentvolume-attach-detach-controller': 'attachdetach',
+};
+
+/**
+ * kube-controller-manager's flags for the controllers and the release: the current one runs attach-detach
+ * with `--disable-force-detach-on-timeout`; a legacy one has no such flag, and force-detaches a volume of
+ * an unhealthy node six minutes after its pod was deleted (longer than any legacy test runs).
+ */
+export function controllerFlags(running: readonly KcmController[], legacy: boolean): string[] {
+  if (!legacy) {
+    return [`--controllers=${running.join(',')}`, '--disable-force-detach-on-timeout=true'];
+  }
+  const names = running.flatMap((c) => LEGACY_CONTROLLER_NAMES[c] ?? []);
+  return [
+    `--controllers=${names.join(',')}`,
+    `--enable-taint-manager=${running.includes('taint-eviction-controller')}`,
+  ];
+}
+
 export interface ControlPlane {
   readonly server: string;
   /** etcd's client URL (plain HTTP on loopback), for tools that seed it directly (lab/etcd-seed.ts). */
@@ -48,7 +79,10 @@ export interface ControlPlane {
 }
 
 interface StartControlPlaneOptions {
+  /** Where etcd is, and kube-apiserver, kube-controller-manager and kube-scheduler unless `legacyBinDir`. */
   readonly binDir: string;
+  /** Run the Kubernetes components from here instead: the legacy release (lab/build/legacy-kubernetes.ts). */
+  readonly legacyBinDir?: string;
   readonly runDir: string;
   readonly pki: LabPki;
   readonly timings: ControlPlaneTimings;
@@ -85,7 +119,9 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
   const { binDir, runDir, pki, timings } = options;
   const logDir = join(runDir, 'logs');
   const pidDir = join(runDir, 'pids');
-  const bin = (name: string): string => join(binDir, name);
+  const legacy = options.legacyBinDir !== undefined;
+  const bin = (name: string): string =>
+    join(name === 'etcd' ? binDir : (options.legacyBinDir ?? binDir), name);
   const processes: ManagedProcess[] = [];
   const stop = async (): Promise<void> => {
     for (const p of [...processes].reverse()) await p.stop();
@@ -187,12 +223,14 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
         `--cert-dir=${join(runDir, 'kcm-certs')}`,
         '--leader-elect=false',
         '--use-service-account-credentials=false',
-        `--controllers=${KCM_CONTROLLERS.filter((c) => !options.withoutControllers?.includes(c)).join(',')}`,
+        ...controllerFlags(
+          KCM_CONTROLLERS.filter((c) => !options.withoutControllers?.includes(c)),
+          legacy,
+        ),
         '--node-monitor-period=1s',
         `--node-monitor-grace-period=${timings.nodeMonitorGraceSeconds}s`,
         '--node-startup-grace-period=30s',
         '--node-eviction-rate=10',
-        '--disable-force-detach-on-timeout=true',
         '--v=2',
       ],
       logDir,

@@ -17,6 +17,7 @@ import { CEPH_ENV } from '../lib/adapters/ceph-rbd/settings.js';
 import { kubeConfigEndpoint } from '../lib/adapters/kubernetes/access/kubeconfig.js';
 import type { ApiEndpoint } from '../lib/adapters/kubernetes/api/endpoint.js';
 import { ensureLabBinaries } from './build/go-binaries.js';
+import { ensureLegacyKubernetes } from './build/legacy-kubernetes.js';
 import { type CephLab, startCephLab } from './ceph/ceph-lab.js';
 import { reapOrphanNetworks } from './ceph/network.js';
 import { RBD_CSI_DRIVER, RbdNodeStager } from './ceph/rbd-node-stager.js';
@@ -73,6 +74,12 @@ export interface LabOptions {
   readonly identities?: readonly LabIdentity[];
   /** Progress lines while the lab starts (default: none). */
   readonly onStep?: (message: string) => void;
+  /**
+   * `legacy`: the control plane runs Kubernetes LAB_VERSIONS.legacyKubernetes (1.25), where the
+   * out-of-service taint releases nothing and the fencer cures by its legacy path. Built on first use
+   * (`npm run lab:build` builds it too). @default current (LAB_VERSIONS.kubernetes)
+   */
+  readonly kubernetes?: 'current' | 'legacy';
   /**
    * A real Ceph cluster beside the control plane (every node gets a storage-network address, its
    * InternalIP, and the `rbd.csi.ceph.com` driver). Off by default: it costs about 0.4 GB and 10-15 s.
@@ -244,7 +251,7 @@ export function pruneRuns(root: string, keep: number): void {
 
 /** Starts a lab. Builds the binaries on first use. Stop it with `lab.stop()`; a crashed owner's processes are reaped by the next lab. */
 export async function startLab(options: LabOptions = {}): Promise<Lab> {
-  const what = `${options.provider ?? 'aws'} lab, ${options.nodes ?? 2} nodes${options.ceph ? ', Ceph' : ''}`;
+  const what = `${options.provider ?? 'aws'} lab, ${options.nodes ?? 2} nodes${options.ceph ? ', Ceph' : ''}${options.kubernetes === 'legacy' ? ', legacy Kubernetes' : ''}`;
   const asked = Date.now();
   const onWait = () => options.onStep?.('waiting for another lab on this machine to finish starting');
   return withStartSlot(
@@ -281,6 +288,7 @@ async function bootLab(options: LabOptions): Promise<Lab> {
   await reapOrphanNetworks(runsRoot());
   pruneRuns(runsRoot(), 5);
   const binDir = await ensureLabBinaries();
+  const legacyBinDir = options.kubernetes === 'legacy' ? await ensureLegacyKubernetes() : undefined;
   mkdirSync(runsRoot(), { recursive: true });
   const runDir = await mkdtemp(join(runsRoot(), 'lab-'));
   const logDir = join(runDir, 'logs');
@@ -311,6 +319,7 @@ async function bootLab(options: LabOptions): Promise<Lab> {
     const [controlPlane, cloud, cephLab] = await Promise.all([
       startControlPlane({
         binDir,
+        legacyBinDir,
         runDir,
         pki,
         timings,

@@ -16,6 +16,8 @@ export function cacheRoot(): string {
 /** The Go modules the lab builds its binaries from (committed go.mod + go.sum). */
 export const GO_MODULES = {
   k8s: join(REPO_ROOT, 'lab', 'go', 'k8s'),
+  /** Kubernetes before 1.26, for the legacy path (lab/build/legacy-kubernetes.ts). */
+  k8sLegacy: join(REPO_ROOT, 'lab', 'go', 'k8s-legacy'),
   csi: join(REPO_ROOT, 'lab', 'go', 'csi'),
   csiAddons: join(REPO_ROOT, 'lab', 'go', 'csi-addons'),
 } as const;

@@ -4,6 +4,12 @@
  */
 export const LAB_VERSIONS = {
   kubernetes: '1.36.3',
+  /**
+   * The release a legacy lab runs: before 1.26, where the out-of-service taint releases nothing and the
+   * fencer takes its legacy path. 1.25.5, the newest 1.25 patch whose every staging module could be
+   * fetched here (a few of 1.25.6 and later could not).
+   */
+  legacyKubernetes: '1.25.5',
   etcd: '3.6.8',
   externalAttacher: '4.12.0',
   csiSpec: '1.12.0',

@@ -25,8 +25,8 @@ export interface BinarySpec {
   readonly ldflags: string;
 }
 
-const k8sVersionFlags = (): string => {
-  const v = LAB_VERSIONS.kubernetes;
+/** The `-X` flags that stamp a Kubernetes build with its version, as its own release build does. */
+export const k8sVersionFlags = (v: string = LAB_VERSIONS.kubernetes): string => {
   const minor = v.split('.')[1];
   const vars = {
     'k8s.io/component-base/version.gitVersion': `v${v}`,

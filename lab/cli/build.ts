@@ -1,5 +1,5 @@
 /**
- * `npm run lab:build`: build (or find cached) the lab's Kubernetes binaries, the csi-addons controller,
+ * `npm run lab:build`: build (or find cached) the lab's Kubernetes binaries (current and legacy), the csi-addons controller,
  * the etcd seeder and the EC2 emulator.
  */
 
@@ -7,11 +7,13 @@ import { ensureCsiAddons } from '../build/csi-addons.js';
 import { LabBuildError } from '../build/errors.js';
 import { ensureEtcdSeeder } from '../build/etcd-seeder.js';
 import { ensureLabBinaries } from '../build/go-binaries.js';
+import { ensureLegacyKubernetes } from '../build/legacy-kubernetes.js';
 import { Ec2EmulatorError, ensureMoto } from '../ec2-emulator.js';
 
 try {
   const dir = await ensureLabBinaries();
   process.stderr.write(`lab build: binaries in ${dir}\n`);
+  process.stderr.write(`lab build: legacy Kubernetes in ${await ensureLegacyKubernetes()}\n`);
   process.stderr.write(`lab build: csi-addons in ${await ensureCsiAddons()}\n`);
   process.stderr.write(`lab build: etcd seeder at ${await ensureEtcdSeeder()}\n`);
   await ensureMoto();

@@ -27,7 +27,9 @@ export function startFencer(
   if (!existsSync(join(REPO_ROOT, 'dist', 'fencer.js'))) {
     throw new Error('the fencer CLI is not built: run npm run build');
   }
-  const child = spawn(process.execPath, [FENCER_BIN, ...args, '--kubeconfig', lab.fencerKubeconfigPath], {
+  // As user kube-fencer, unless the arguments name another identity's kubeconfig.
+  const kubeconfig = args.includes('--kubeconfig') ? [] : ['--kubeconfig', lab.fencerKubeconfigPath];
+  const child = spawn(process.execPath, [FENCER_BIN, ...args, ...kubeconfig], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...lab.fencerEnv, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
