@@ -6,8 +6,10 @@
  * where it starts in AWS: an EC2 status-check alarm, routed to its node by the event router's use case,
  * which starts the run through the Workflow port (here: the interpreter instead of Step Functions).
  */
+
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { Context } from 'aws-lambda';
 import { StateMachine } from 'aws-local-stepfunctions';
@@ -56,6 +58,7 @@ describe('the synthesized fencing workflow, run by an ASL interpreter with the r
   let lab: Lab;
   let app: StatefulApp;
   let definition: Json;
+  let labReadyAt: number;
   let step: Handler;
   const savedEnv = { ...process.env };
   const published: Json[] = [];
@@ -100,10 +103,14 @@ describe('the synthesized fencing workflow, run by an ASL interpreter with the r
   /** The Workflow port on the interpreter: a name starts at most one execution, as in Step Functions. */
   class LocalWorkflow implements Workflow {
     readonly runs = new Map<string, ReturnType<typeof execute> & { status: ExistingRunStatus }>();
+    constructor(private readonly runStep: Handler = step) {}
     async start(name: string, input: FenceRunInput): Promise<StartResult> {
       const existing = this.runs.get(name);
       if (existing) return { kind: 'exists', runId: name, status: existing.status };
-      const run = { ...execute(name, input as unknown as Json), status: 'running' as ExistingRunStatus };
+      const run = {
+        ...execute(name, input as unknown as Json, this.runStep),
+        status: 'running' as ExistingRunStatus,
+      };
       run.result.then(
         () => (run.status = 'succeeded'),
         () => (run.status = 'failed'),
@@ -113,9 +120,21 @@ describe('the synthesized fencing workflow, run by an ASL interpreter with the r
     }
   }
 
+  /**
+   * The step handler in a process of its own under libfaketime, as Lambda would run it on a host whose
+   * clock is off by `offset`; each invocation's measured skew goes into `skews`.
+   */
+  const stepWithClock =
+    (offset: string, skews: number[]): Handler =>
+    (state) =>
+      invokeInChild('functions/step/index.ts', state, skewedClock(offset), (child, parent) =>
+        skews.push(child - parent),
+      );
+
   beforeAll(async () => {
     definition = stateMachineDefinition(synth([{ name: 'lab', eks: {} }]).template);
     lab = await startLab({ nodes: 2 });
+    labReadyAt = Date.now();
     app = await deployStatefulApp(lab, { onNode: 'node-a' });
     // The step function runs as the lab's `kube-fencer` user: only what deploy/rbac.yaml grants, audited.
     Object.assign(process.env, lab.fencerEnv, {
@@ -178,10 +197,7 @@ describe('the synthesized fencing workflow, run by an ASL interpreter with the r
     // The step handler in a process of its own under libfaketime, as Lambda would run it on a host
     // whose clock is wrong: on its own clock a Lease renewed a second ago would be two minutes old.
     const skews: number[] = [];
-    const skewedStep: Handler = (state) =>
-      invokeInChild('functions/step/index.ts', state, skewedClock('+2m'), (child, parent) =>
-        skews.push(child - parent),
-      );
+    const skewedStep = stepWithClock('+2m', skews);
     await lab.cut('node-b');
     await waitNodeNotReady(lab, 'node-b');
     const stopRenewing = keepLeaseFresh(lab, 'node-b');
@@ -216,12 +232,20 @@ describe('the synthesized fencing workflow, run by an ASL interpreter with the r
     }
   });
 
-  it('fences the cut node end to end from its status-check alarm: one run for duplicate alarms, instance stopped, node tainted, the volume moves to node-b, outcome published', async () => {
+  it('fences the cut node end to end from its status-check alarm, its step’s clock a minute slow (SAFETY.md rule 2): one run for duplicate alarms, instance stopped, node tainted, the volume moves to node-b, outcome published', {
+    timeout: 240_000,
+  }, async () => {
     await lab.cut('node-a');
     await waitNodeNotReady(lab, 'node-a');
     // The run refuses a Lease younger than its 40 s grace, as it should for an alarm that came early.
+    // On the step's slow clock this Lease, 41 s old, would not even have been written yet: only an age
+    // judged on the API server's clock lets it fence.
     await waitLeaseOlderThan(lab, 'node-a', 41);
-    const workflow = new LocalWorkflow();
+    // A clock a minute slow reads the instance's launch as later than its decision (so as a start
+    // after it) until the lab is older than that minute: wait until it is, as a real node is hours old.
+    await sleep(Math.max(0, labReadyAt + 75_000 - Date.now()));
+    const skews: number[] = [];
+    const workflow = new LocalWorkflow(stepWithClock('-1m', skews));
     const router: TriggerDeps = {
       cluster: new KubeCluster(
         kubeconfigEndpoint(readFileSync(lab.fencerKubeconfigPath, 'utf8'), {
@@ -256,8 +280,10 @@ describe('the synthesized fencing workflow, run by an ASL interpreter with the r
     const output = await run.result;
     await run.logging;
 
+    expect(skews.length).toBeGreaterThan(0);
+    for (const skew of skews) expect(skew).toBeLessThan(-50_000);
     const decision = output.decision as Json;
-    expect(decision.outcome).toBe('fenced');
+    expect(decision.outcome, JSON.stringify(output)).toBe('fenced');
     expect((output.history as Json).proofOfOff).toMatchObject({
       instanceId: lab.node('node-a').instanceId,
       state: 'stopped',
