@@ -155,7 +155,9 @@ export class NetworkFenceStorageFencer implements StorageFencer {
     if (before.confirmed) return { kind: 'already-fenced', evidence: before };
     const name = networkFenceName(target.node);
     const existing = await this.#fences.get(name, options);
-    if (existing && !isOurs(existing, target.node)) throw notOurs(existing, target.node);
+    // Made by someone else since this step's verify: the same storage fault, so the step is tried
+    // again and its verify refuses the run with its reason (StorageFenceNotOurs) and a report.
+    if (existing && !isOurs(existing, target.node)) throw foreignFence(existing, target.node);
     const missing = before.missing.map((m) => m.entry);
     if (options.dryRun) {
       return { kind: 'dry-run', wouldAdd: before.missing.map(withoutUntil), evidence: before };

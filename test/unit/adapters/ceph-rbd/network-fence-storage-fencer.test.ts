@@ -8,7 +8,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CephApiError, CephInputError } from '../../../../lib/adapters/ceph-rbd/errors.js';
+import { CephApiError } from '../../../../lib/adapters/ceph-rbd/errors.js';
 import {
   NetworkFenceStorageFencer,
   networkFenceName,
@@ -147,7 +147,12 @@ describe('the NetworkFence fencer', () => {
     expect((seen as Error).message).toMatch(
       /NetworkFence kube-fencer-node-a exists and is not kube-fencer's/,
     );
-    await expect(fencer.fence(TARGET, { dryRun: false })).rejects.toThrow(CephInputError);
+    // Made between a step's verify and its fence: the same fault, so the retried step refuses with it.
+    await expect(fencer.fence(TARGET, { dryRun: false })).rejects.toMatchObject({
+      name: 'ProviderApiError',
+      fault: 'FenceNotOurs',
+      retryable: false,
+    });
     await expect(
       fencer.lift({ node: 'node-a', entries: ['10.0.0.12/32'] }, { dryRun: false }),
     ).rejects.toThrow(/not kube-fencer's/);
