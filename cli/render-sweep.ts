@@ -26,6 +26,25 @@ function renderFinding(f: Finding): string[] {
   return lines;
 }
 
+/** The fenced nodes' blocklist entries: one line per node, then its entries. */
+function renderFences(fences: SweepReport['fences']): string[] {
+  if (fences.fencedNodes === 0) return [];
+  const lines = [
+    '',
+    `Storage fences: ${fences.fencedNodes} fenced node(s), ${fences.renewed} renewed, ${fences.lost} lost, ${fences.failed} failed, ${fences.unchecked} unchecked`,
+  ];
+  for (const n of fences.nodes) {
+    lines.push(
+      `  ${n.node}: ${(n.verdict ?? n.action).toUpperCase()} ${n.action === 'renewed' ? '(renewed) ' : ''}${n.why}`,
+    );
+    for (const e of n.entries) {
+      const listed = e.until ? `  until ${e.until}` : n.verdict ? '  NOT LISTED' : '';
+      lines.push(`    - ${e.entry}${listed}`);
+    }
+  }
+  return lines;
+}
+
 /** The whole report. */
 export function renderSweep(report: SweepReport): string {
   const s = report.scanned;
@@ -48,6 +67,7 @@ export function renderSweep(report: SweepReport): string {
       ...report.crossCheck.faults.map((fault) => `  - ${fault}`),
     );
   }
+  lines.push(...renderFences(report.fences));
   for (const f of report.findings) lines.push('', ...renderFinding(f));
   if (report.findings.length === 0)
     lines.push('No findings: no zombie VolumeAttachments, stuck detaches or topology blockers.');

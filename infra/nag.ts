@@ -82,7 +82,7 @@ export function acknowledgeClusterFindings(fencer: ClusterFencer): void {
     ack(
       fencer.cephKey.secret,
       'AwsSolutions-SMG4',
-      'A Ceph restful key is made by Ceph (`ceph restful create-key`), not by Secrets Manager: no rotation function can make one. It is rotated by hand (docs/deploy-aws.md, "Deploying with Ceph RBD"); the step function reads it at each cold start.',
+      'A Ceph restful key is made by Ceph (`ceph restful create-key`), not by Secrets Manager: no rotation function can make one. It is rotated by hand (docs/deploy-aws.md, "Deploying with Ceph RBD"); the step function and the sweep read it at each cold start.',
     );
   }
   if (fencer.kubectlProvider) acknowledgeKubectlProvider(fencer.kubectlProvider);

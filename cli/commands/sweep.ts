@@ -19,6 +19,11 @@ Report-only by default. With --remediate the sweep acts only where it is provabl
   - fences nodes NotReady longer than --not-ready-threshold that still hold volumes, through the
     same fence run as \`fencer fence\`, within the cluster's in-flight limit (\`fencer limits\`).
 
+Every sweep but a --dry-run also keeps standing storage fences alive: for each node with the fencer's
+own taint and recorded Ceph blocklist entries, it lengthens those that would lapse while the node stays
+fenced (unless its machine is proven off), and fails (exit 4) when a recorded entry is no longer listed.
+It needs the FENCER_CEPH_* settings of \`fencer fence\` for that; without them it says "unchecked".
+
 Examples:
   fencer sweep --cluster prod --region eu-west-1
   fencer sweep --cluster prod --region eu-west-1 --output json > sweep.json
@@ -155,7 +160,9 @@ export function registerSweep(program: Command): void {
       await printResult(report, options.output, () => renderSweep(report));
       // A cross-check that failed leaves findings unproven: never reported as clean to a script that asked.
       const unproven = options.failOnFindings && report.crossCheck.failed > 0;
-      if (report.remediations.failed > 0 || unproven) process.exitCode = ExitCode.Failed;
+      // A standing fence that could not be kept, or whose entries are gone, fails the sweep whatever it asked.
+      const fenceTrouble = report.fences.failed > 0 || report.fences.lost > 0;
+      if (report.remediations.failed > 0 || unproven || fenceTrouble) process.exitCode = ExitCode.Failed;
       else if (options.failOnFindings && report.findings.length > 0) process.exitCode = ExitCode.Findings;
       else process.exitCode = ExitCode.Ok;
     });

@@ -76,7 +76,10 @@ export class ClusterFencer extends Construct {
   readonly sweepStartsRuns: boolean;
   readonly workflow: FencingWorkflow;
   readonly placement: ClusterPlacement | undefined;
-  /** The Ceph restful key the step function reads, when the cluster fences RBD volumes at the storage layer. */
+  /**
+   * The Ceph restful key the step function (which fences) and the sweep (which keeps standing fences from
+   * lapsing) read, when the cluster fences RBD volumes at the storage layer.
+   */
   readonly cephKey: CephKey | undefined;
   /** The aws-eks kubectl provider (a nested stack) that applies the RBAC, when kubectl access was given. */
   kubectlProvider: IConstruct | undefined;
@@ -117,12 +120,11 @@ export class ClusterFencer extends Construct {
       });
     };
 
-    // Only the step function fences, so only it learns the Ceph settings and may read the key.
+    // The step function fences, and the sweep lengthens the entries of standing fences: only these two
+    // learn the Ceph settings and may read the key. The triggers never reach Ceph.
+    const cephEnv = cluster.ceph && this.cephKey ? cephEnvironment(cluster.ceph, this.cephKey.secretId) : {};
     this.step = make('step', 'one reconcile step of a fencing run', STEP_TIMEOUT, {
-      env: {
-        ...controlPlaneLabelsEnvironment(cluster.controlPlaneLabels),
-        ...(cluster.ceph && this.cephKey ? cephEnvironment(cluster.ceph, this.cephKey.secretId) : {}),
-      },
+      env: { ...controlPlaneLabelsEnvironment(cluster.controlPlaneLabels), ...cephEnv },
     });
     this.cephKey?.grantRead(this.step.role);
     this.workflow = new FencingWorkflow(this, 'Workflow', {
@@ -162,11 +164,12 @@ export class ClusterFencer extends Construct {
     });
     this.manual = make('manual', 'manual fence request', TRIGGER_TIMEOUT, { env, onFailure });
     this.sweep = make('sweep', 'sweep zombie VolumeAttachments and topology blockers', SWEEP_TIMEOUT, {
-      env: { ...env, [SWEEP_ENV.remediate]: String(cluster.sweep.remediate) },
+      env: { ...env, [SWEEP_ENV.remediate]: String(cluster.sweep.remediate), ...cephEnv },
       memorySize: SWEEP_MEMORY_MB,
       onFailure,
       ...reserve(1),
     });
+    this.cephKey?.grantRead(this.sweep.role);
     this.statusCheckAlarms = cluster.statusCheckAlarms
       ? new StatusCheckAlarms(this, 'StatusCheckAlarms', {
           cluster: cluster.name,

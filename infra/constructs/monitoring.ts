@@ -123,6 +123,10 @@ export class Monitoring extends Construct {
         metric: m('SweepCrossCheckFailures'),
         description: `FAILURE: a ${c} sweep could not cross-check findings with the provider (throttled, unreachable or out of budget); its findings are unproven.`,
       },
+      StorageFenceAtRisk: {
+        metric: m('StorageFencesAtRisk'),
+        description: `FAILURE: a ${c} sweep found a fenced node whose recorded Ceph blocklist entries are gone or could not be lengthened; its old client may reach Ceph again.`,
+      },
       RunStartsFailed: {
         metric: m('RunStartsFailed'),
         description: `FAILURE: a ${c} trigger could not start a run (Step Functions unreachable, throttled or denied).`,

@@ -20,7 +20,7 @@ export const VPC_ENDPOINT_SERVICES = [
   { service: 'eks', for: 'every function of an EKS cluster: DescribeCluster, once per container' },
   {
     service: 'secretsmanager',
-    for: 'every function of a kubeconfig-secret cluster, and the step function of a Ceph cluster: GetSecretValue',
+    for: 'every function of a kubeconfig-secret cluster, and the step function and sweep of a Ceph cluster: GetSecretValue',
   },
   { service: 'monitoring', for: 'the status-check alarms function: Put/Describe/DeleteAlarms' },
   { service: 'xray', for: 'active tracing: the trace segments of each invocation' },
@@ -33,7 +33,7 @@ export class ClusterPlacement extends Construct implements FunctionPlacement {
   readonly securityGroups: ec2.ISecurityGroup[];
 
   /**
-   * @param cephMgrs the Ceph mgrs the step function fences through: the created security group lets
+   * @param cephMgrs the Ceph mgrs the step function fences through (and the sweep renews through): the created security group lets
    *   the functions out to each one's port (to its address, when the URL names one).
    */
   constructor(scope: Construct, id: string, config: VpcConfig, cephMgrs: readonly MgrEndpoint[] = []) {

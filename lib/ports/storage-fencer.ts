@@ -1,4 +1,5 @@
 import type { BlocklistEvidence, FenceEntry, ListedFenceEntry } from '../domain/blocklist.js';
+import type { ListedRecordedEntry } from '../domain/fence-upkeep.js';
 import type { HolderEvidence } from '../domain/observation.js';
 import type { AddressHolder } from '../domain/storage-scope.js';
 
@@ -84,6 +85,11 @@ export type StorageLiftOutcome =
   | { readonly kind: 'nothing-to-lift'; readonly detail: string }
   | { readonly kind: 'dry-run'; readonly wouldRemove: readonly string[] };
 
+/** What a renewal did: every entry listed again with the full expiry, read back. */
+export type StorageRenewOutcome =
+  | { readonly kind: 'renewed'; readonly renewed: readonly ListedRecordedEntry[] }
+  | { readonly kind: 'dry-run'; readonly wouldRenew: readonly string[] };
+
 /** A PersistentVolume as far as choosing a storage fencer goes. */
 export interface StorageVolumeRef {
   /** `spec.csi.driver` (e.g. `rbd.csi.ceph.com`, or Rook's `rook-ceph.rbd.csi.ceph.com`). */
@@ -147,4 +153,19 @@ export interface StorageFencer {
   storageDaemons(options?: StorageCallOptions): Promise<StorageDaemons>;
   /** Remove exactly the given entries of the fencer's; other entries on the same addresses stay. */
   lift(request: StorageLiftRequest, options: StorageMutationOptions): Promise<StorageLiftOutcome>;
+  /** Each recorded entry as the list shows it now, with its expiry (`null`: not listed). Reads only. */
+  readRecorded(
+    request: StorageLiftRequest,
+    options?: StorageCallOptions,
+  ): Promise<readonly ListedRecordedEntry[]>;
+  /**
+   * How long before it lapses a recorded entry is lengthened by {@link renew}; absent with `renew`
+   * where entries do not lapse while a fence stands (csi-addons' last for years).
+   */
+  readonly renewWithinSeconds?: number;
+  /**
+   * Lengthen exactly these recorded entries to the full expiry, the node's addresses covered all the
+   * while, then read the list back; throws when it does not show every one lengthened.
+   */
+  renew?(request: StorageLiftRequest, options: StorageMutationOptions): Promise<StorageRenewOutcome>;
 }

@@ -1,7 +1,8 @@
 /**
- * Ceph RBD storage fencing in the AWS stack: the step function's FENCER_CEPH_* environment and its read
- * access to the one secret holding the key, only when the cluster asks for it; the mgr's port in the
- * created security group; settings the function would refuse are refused at synth.
+ * Ceph RBD storage fencing in the AWS stack: the FENCER_CEPH_* environment of the step function (which
+ * fences) and the sweep (which keeps standing fences alive), their read access to the one secret holding
+ * the key, only when the cluster asks for it; the mgr's port in the created security group; settings the
+ * function would refuse are refused at synth.
  */
 import { readFileSync } from 'node:fs';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
@@ -42,6 +43,14 @@ const stepOf = (t: Template) => {
   expect(found).toHaveLength(1);
   return found[0]?.[1] as Fn;
 };
+const sweepOf = (t: Template) => {
+  const found = functionsOf(t).filter(([id]) => id.startsWith('ClusterprodsweepFunction'));
+  expect(found).toHaveLength(1);
+  return found[0]?.[1] as Fn;
+};
+/** The functions that reach Ceph: the step function fences, the sweep keeps standing fences alive. */
+const fencesStorage = (id: string) =>
+  id.startsWith('ClusterprodstepFunction') || id.startsWith('ClusterprodsweepFunction');
 const variables = (fn: Fn) => fn.Properties.Environment?.Variables ?? {};
 const cephVariables = (fn: Fn) => Object.keys(variables(fn)).filter((k) => k.startsWith('FENCER_CEPH_'));
 /** The statements of the policies attached to a function's role. */
@@ -75,23 +84,27 @@ describe('a cluster with Ceph settings', () => {
     expect(variables(step)).not.toHaveProperty(CEPH_ENV.clusterIds);
   });
 
-  it('gives that environment to the step function only: the triggers and the sweep never fence storage', () => {
-    const others = functionsOf(template).filter(([id]) => !id.startsWith('ClusterprodstepFunction'));
-    expect(others.length).toBeGreaterThanOrEqual(4);
+  it('gives that environment to the step function and the sweep only: the triggers never reach Ceph', () => {
+    const sweep = sweepOf(template);
+    expect(variables(sweep)).toMatchObject(
+      Object.fromEntries(cephVariables(step).map((k) => [k, variables(step)[k]])),
+    );
+    const others = functionsOf(template).filter(([id]) => !fencesStorage(id));
+    expect(others.length).toBeGreaterThanOrEqual(3);
     for (const [, fn] of others) expect(cephVariables(fn)).toEqual([]);
   });
 
-  it('lets the step function read that one secret, and no other function read any', () => {
-    const reads = statementsOf(template, step).filter(readsSecrets);
-    expect(reads).toEqual([
-      expect.objectContaining({
-        Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
-        Resource: SECRET_ARN,
-      }),
-    ]);
+  it('lets the step function and the sweep read that one secret, and no other function read any', () => {
+    for (const fn of [step, sweepOf(template)]) {
+      expect(statementsOf(template, fn).filter(readsSecrets)).toEqual([
+        expect.objectContaining({
+          Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
+          Resource: SECRET_ARN,
+        }),
+      ]);
+    }
     for (const [id, fn] of functionsOf(template)) {
-      if (!id.startsWith('ClusterprodstepFunction'))
-        expect(statementsOf(template, fn).filter(readsSecrets)).toEqual([]);
+      if (!fencesStorage(id)) expect(statementsOf(template, fn).filter(readsSecrets)).toEqual([]);
     }
   });
 
@@ -174,7 +187,7 @@ describe('where the key is kept', () => {
     expect(JSON.stringify(reads[0]?.Resource)).toContain(':secret:prod/ceph-restful-key-??????');
   });
 
-  it('a secret the stack creates: retained, holding the placeholder the function recognises, read by the step function only', () => {
+  it('a secret the stack creates: retained, holding the placeholder the function recognises, read by the step function and the sweep only', () => {
     const { template } = synth([cluster({ ceph: ceph({ keySecret: { create: true } }) })]);
     const step = stepOf(template);
     const [secretId] = Object.keys(template.findResources('AWS::SecretsManager::Secret'));
@@ -184,9 +197,11 @@ describe('where the key is kept', () => {
       DeletionPolicy: 'Retain',
     });
     expect(variables(step)[CEPH_ENV.keySecretId]).toEqual({ Ref: secretId });
-    expect(statementsOf(template, step).filter(readsSecrets)).toEqual([
-      expect.objectContaining({ Resource: { Ref: secretId } }),
-    ]);
+    for (const fn of [step, sweepOf(template)]) {
+      expect(statementsOf(template, fn).filter(readsSecrets)).toEqual([
+        expect.objectContaining({ Resource: { Ref: secretId } }),
+      ]);
+    }
     template.hasOutput('*', {
       Value: { Ref: secretId },
       Description: Match.stringLikeRegexp('put-secret-value'),

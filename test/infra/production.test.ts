@@ -171,6 +171,18 @@ describe('bounded concurrency', () => {
   });
 });
 
+describe('standing storage fences', () => {
+  it('alarms when a sweep finds a fence whose recorded Ceph entries are gone or could not be kept', () => {
+    synth([EKS]).template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'KubeFencer-prod-StorageFenceAtRisk',
+      MetricName: 'StorageFencesAtRisk',
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+      TreatMissingData: 'notBreaching',
+    });
+  });
+});
+
 describe('status-check alarms (opt-in)', () => {
   const { template } = synth([{ ...EKS, statusCheckAlarms: { everyMinutes: 10, evaluationMinutes: 3 } }]);
 

@@ -1,4 +1,5 @@
 import type { BlocklistEvidence, FenceEntry } from '../../domain/blocklist.js';
+import type { ListedRecordedEntry } from '../../domain/fence-upkeep.js';
 import type {
   StorageCallOptions,
   StorageDaemons,
@@ -8,6 +9,7 @@ import type {
   StorageLiftOutcome,
   StorageLiftRequest,
   StorageMutationOptions,
+  StorageRenewOutcome,
   StorageVolumeRef,
   StorageWitness,
 } from '../../ports/storage-fencer.js';
@@ -18,7 +20,7 @@ import { DAEMONS_TTL_MS, readStorageDaemons } from './daemons.js';
 import { CephApiError } from './errors.js';
 import { type CephFencerLogger, silentLogger } from './logger.js';
 import { askDialect, changeThenReadBlocklist, readBlocklist } from './mon-reads.js';
-import { assertSomethingToFence, isRbdDriver, planEntries, recordedEntry } from './plan.js';
+import { assertSomethingToFence, isRbdDriver, planEntries, recordedAsListed, recordedEntry } from './plan.js';
 import { renewEntries } from './renew.js';
 import { RestfulClient } from './restful-client.js';
 import type { CephRbdSettings } from './settings.js';
@@ -54,6 +56,11 @@ export class CephRbdStorageFencer implements StorageFencer {
   readonly storage = 'ceph-rbd';
   readonly witness: StorageWitness | undefined;
   readonly storageClusters: readonly string[] | null;
+  /**
+   * Half the expiry (a week: three and a half days), never less than the shortest an entry may have
+   * left and still prove the fence: a sweep every 15 minutes has days to lengthen an entry.
+   */
+  readonly renewWithinSeconds: number;
   readonly #settings: CephRbdSettings;
   readonly #client: RestfulClient;
   readonly #logger: CephFencerLogger;
@@ -79,6 +86,10 @@ export class CephRbdStorageFencer implements StorageFencer {
     this.#logger = props.logger ?? silentLogger;
     this.#now = props.now ?? (() => new Date());
     this.storageClusters = props.settings.clusterIds.length > 0 ? props.settings.clusterIds : null;
+    this.renewWithinSeconds = Math.max(
+      props.settings.minRemainingSeconds,
+      Math.floor(props.settings.blocklistExpireSeconds / 2),
+    );
     this.witness = props.settings.witness
       ? new RbdStatusWitness(props.settings.witness, this.#now)
       : undefined;
@@ -191,6 +202,43 @@ export class CephRbdStorageFencer implements StorageFencer {
       entries: present.map((e) => e.entry),
     });
     return { kind: 'lifted', removed: present.map((e) => e.entry) };
+  }
+
+  async readRecorded(
+    request: StorageLiftRequest,
+    options: StorageCallOptions = {},
+  ): Promise<readonly ListedRecordedEntry[]> {
+    request.entries.forEach(recordedEntry); // bad input fails before any call
+    return recordedAsListed(request.entries, await this.#list(options.signal));
+  }
+
+  async renew(request: StorageLiftRequest, options: StorageMutationOptions): Promise<StorageRenewOutcome> {
+    const entries = request.entries.map(recordedEntry);
+    if (options.dryRun || entries.length === 0)
+      return options.dryRun
+        ? { kind: 'dry-run', wouldRenew: [...request.entries] }
+        : { kind: 'renewed', renewed: [] };
+    const dialect = await this.#resolveDialect(options.signal);
+    const changeThenList = (changes: readonly MonCommand[]) =>
+      changeThenReadBlocklist(this.#client, dialect, changes, options.signal);
+    await renewEntries(entries, {
+      node: request.node,
+      dialect,
+      expireSeconds: this.#settings.blocklistExpireSeconds,
+      maxAddressesPerRange: this.#settings.maxAddressesPerRange,
+      changeThenList,
+    });
+    const renewed = recordedAsListed(request.entries, await changeThenList([]));
+    const shortOf = this.#now().getTime() + this.renewWithinSeconds * 1000;
+    const short = renewed.filter((r) => r.until === null || Date.parse(r.until) < shortOf);
+    if (short.length > 0) {
+      throw new CephApiError(
+        { fault: 'BlocklistNotConfirmed', operation: 'osd blocklist ls', retryable: true },
+        `renewed ${request.node}'s entries, yet Ceph lists ${short.map((r) => `${r.entry} (${r.until ?? 'absent'})`).join(', ')}`,
+      );
+    }
+    this.#logger.info('Ceph blocklist entries renewed', { node: request.node, renewed });
+    return { kind: 'renewed', renewed };
   }
 
   /** Releases kept-alive connections. */

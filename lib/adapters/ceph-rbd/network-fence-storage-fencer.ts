@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { BlocklistEntryKind, type BlocklistEvidence, type FenceEntry } from '../../domain/blocklist.js';
+import type { ListedRecordedEntry } from '../../domain/fence-upkeep.js';
 import type { AddressHolder } from '../../domain/storage-scope.js';
 import type { NetworkFenceObject, NetworkFenceSpec, NetworkFences } from '../../ports/network-fences.js';
 import {
@@ -33,7 +34,7 @@ import { BlocklistDialect } from './commands.js';
 import { DAEMONS_TTL_MS, parseMonDump } from './daemons.js';
 import { CephApiError, CephInputError } from './errors.js';
 import { type CephFencerLogger, silentLogger } from './logger.js';
-import { assertSomethingToFence, isRbdDriver, planEntries, recordedEntry } from './plan.js';
+import { assertSomethingToFence, isRbdDriver, planEntries, recordedAsListed, recordedEntry } from './plan.js';
 import type { CephNetworkFenceSettings } from './settings.js';
 import { RbdStatusWitness } from './witness.js';
 
@@ -250,6 +251,15 @@ export class NetworkFenceStorageFencer implements StorageFencer {
       );
     }
     return { kind: 'lifted', removed: [...fence.cidrs] };
+  }
+
+  /** The recorded CIDRs as Ceph's own list shows them (ceph-csi's last for years: none is renewed). */
+  async readRecorded(
+    request: StorageLiftRequest,
+    options: StorageCallOptions = {},
+  ): Promise<readonly ListedRecordedEntry[]> {
+    request.entries.forEach(recordedEntry); // bad input fails before any call
+    return recordedAsListed(request.entries, await this.#list(options.signal));
   }
 
   /**

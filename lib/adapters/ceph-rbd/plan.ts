@@ -118,3 +118,16 @@ export function recordedEntry(text: string): FenceEntry {
   }
   throw new CephInputError(`not a blocklist entry the fencer makes: ${JSON.stringify(text)}`);
 }
+
+/** Each recorded entry (as {@link recordedEntry} reads it) with its expiry on `listed`, or `null`. */
+export function recordedAsListed(
+  recorded: readonly string[],
+  listed: readonly { readonly kind: string; readonly entry: string; readonly until: string }[],
+): { entry: string; until: string | null }[] {
+  const parsed = recorded.map(recordedEntry);
+  const until = new Map(listed.map((l) => [`${l.kind} ${l.entry}`, l.until]));
+  return recorded.map((entry, i) => {
+    const e = parsed[i] as FenceEntry;
+    return { entry, until: until.get(`${e.kind} ${e.entry}`) ?? null };
+  });
+}

@@ -5,7 +5,7 @@
  */
 import { OUT_OF_SERVICE_TAINT } from '../../domain/node-marks.js';
 import type { SweepSnapshot, SweepThresholds } from '../../domain/sweep/model.js';
-import type { PersistentVolumeClaimView, PodView } from '../../ports/cluster.js';
+import type { NodeView, PersistentVolumeClaimView, PodView } from '../../ports/cluster.js';
 import type { FencerDeps } from '../deps.js';
 import { CLAIM_TTL_SECONDS } from '../fence-step.js';
 import { mapBounded } from './bounded.js';
@@ -22,8 +22,14 @@ async function claimsOf(deps: FencerDeps, pods: readonly PodView[]): Promise<Per
   return lists.flat().filter((c) => wanted.has(`${c.namespace}/${c.name}`));
 }
 
+/** The snapshot, its nodes as the port's views (the fence upkeep reads their addresses and taints). */
+export type GatheredSnapshot = SweepSnapshot & { readonly nodes: readonly NodeView[] };
+
 /** Observes the cluster for one sweep. */
-export async function gatherSnapshot(deps: FencerDeps, thresholds: SweepThresholds): Promise<SweepSnapshot> {
+export async function gatherSnapshot(
+  deps: FencerDeps,
+  thresholds: SweepThresholds,
+): Promise<GatheredSnapshot> {
   const [nodes, volumeAttachments, persistentVolumes, pendingPods, storageClasses, claims] =
     await Promise.all([
       deps.cluster.listNodes(),

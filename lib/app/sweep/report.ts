@@ -1,6 +1,7 @@
 /** A sweep's request and report: plain JSON, for the CLI, the scheduled Lambda and the logs. */
 import type { SweepClass } from '../../domain/sweep/classes.js';
 import type { Finding } from '../../domain/sweep/finding.js';
+import type { FenceUpkeepReport } from './fence-upkeep.js';
 
 export type { SweepRequest } from '../../domain/sweep/request.js';
 
@@ -44,5 +45,7 @@ export interface SweepReport {
     readonly skipped: number;
     readonly failed: number;
   };
+  /** The fenced nodes' recorded blocklist entries: kept from lapsing, or why not. */
+  readonly fences: FenceUpkeepReport;
   readonly findings: readonly Finding[];
 }

@@ -1,7 +1,8 @@
 /**
  * The sweep use case: observe the cluster (paginated), classify with the pure rule table, cross-check
  * the findings with the providers (batched, bounded), conclude the next safe action, remediate only what
- * SAFETY.md rule 5 allows and only when asked, then report, log and count per class.
+ * SAFETY.md rule 5 allows and only when asked, keep standing storage fences from lapsing (rule 6), then
+ * report, log and count per class.
  */
 import { SWEEP_CLASSES, type SweepClass } from '../../domain/sweep/classes.js';
 import { classify, conclude } from '../../domain/sweep/classify.js';
@@ -9,6 +10,7 @@ import { crossCheckFault } from '../../domain/sweep/cross-check.js';
 import type { Finding } from '../../domain/sweep/finding.js';
 import { indexSnapshot } from '../../domain/sweep/sweep-index.js';
 import type { FencerDeps } from '../deps.js';
+import { keepFencesAlive } from './fence-upkeep.js';
 import { gatherSnapshot } from './gather.js';
 import { crossCheckFindings } from './provider-check.js';
 import { type FencingStarter, remediate } from './remediate.js';
@@ -38,6 +40,10 @@ function record(deps: FencerDeps, report: SweepReport): void {
   // Zero included, so an alarm can watch it: a sweep whose provider checks failed is not a clean sweep.
   if (deps.metrics.gauge) deps.metrics.gauge('SweepCrossCheckFailures', report.crossCheck.failed, {});
   else for (let i = 0; i < report.crossCheck.failed; i++) deps.metrics.count('SweepCrossCheckFailures');
+  // Zero included too: a standing fence whose entries are gone or could not be kept is an alarm of its own.
+  const fencesAtRisk = report.fences.lost + report.fences.failed + report.fences.unchecked;
+  if (deps.metrics.gauge) deps.metrics.gauge('StorageFencesAtRisk', fencesAtRisk, {});
+  else for (let i = 0; i < fencesAtRisk; i++) deps.metrics.count('StorageFencesAtRisk');
   if (report.crossCheck.failed > 0)
     deps.log.warn('sweep cross-check failed', {
       failed: report.crossCheck.failed,
@@ -70,6 +76,8 @@ export async function sweep(
   const answers = await crossCheckFindings(deps, probed, request.maxProviderCalls);
   let findings = drafts.map((d) => conclude(d, answers.byFinding.get(`${d.class}/${d.key}`) ?? null, index));
   if (request.remediate) findings = await remediate(deps, findings, index, request, starter);
+  // Not a remediation: it keeps a fence already standing, in every mode but a dry run.
+  const fences = await keepFencesAlive(deps, snapshot.nodes, snapshot.fencingsInFlight, request.dryRun);
   const faults = findings.flatMap((f) => {
     const fault = crossCheckFault(f.crossCheck);
     return fault ? [`${f.id}: ${fault}`] : [];
@@ -99,6 +107,7 @@ export async function sweep(
       skipped: tally('skipped'),
       failed: tally('failed'),
     },
+    fences,
     findings,
   };
   record(deps, report);

@@ -219,6 +219,53 @@ describe('what counts as proof', () => {
     await fencer.lift({ node: 'node-c', entries: outcome.added.map((e) => e.entry) }, { dryRun: false });
   });
 
+  it('renews exactly the recorded entries it is given, and reads them as Ceph lists them', async () => {
+    const ip = ceph.address('node-c');
+    const neighbour = '10.99.7.0/24'; // listed, lapsing, and on no record: never the fencer's to lengthen
+    for (const addr of [`${ip}/32`, neighbour]) {
+      await ceph.admin.mon({
+        prefix: 'osd blocklist',
+        range: 'range',
+        blocklistop: 'add',
+        addr,
+        expire: 300.5,
+      });
+    }
+    const request = { node: 'node-c', entries: [`${ip}/32`, '10.99.8.0/24'] };
+    const read = await fencer.readRecorded(request);
+    expect(read.map((r) => [r.entry, r.until === null])).toEqual([
+      [`${ip}/32`, false],
+      ['10.99.8.0/24', true],
+    ]);
+    expect(Date.parse(read[0]?.until ?? '')).toBeLessThan(Date.now() + 301_000);
+    expect(fencer.renewWithinSeconds).toBe(302_400); // half the week
+
+    expect(await fencer.renew({ node: 'node-c', entries: [`${ip}/32`] }, { dryRun: true })).toEqual({
+      kind: 'dry-run',
+      wouldRenew: [`${ip}/32`],
+    });
+    const outcome = await fencer.renew({ node: 'node-c', entries: [`${ip}/32`] }, { dryRun: false });
+    expect(outcome.kind).toBe('renewed');
+    const listed = await ceph.blocklist();
+    const until = (value: string) =>
+      Date.parse(listed.find((e) => e.value === value)?.until.replace(/(\.\d{3})\d*\+0000$/, '$1Z') ?? '');
+    expect(until(`${ip}:0/32`)).toBeGreaterThan(Date.now() + 6 * DAY_MS);
+    expect(until('10.99.7.0:0/24')).toBeLessThan(Date.now() + 301_000);
+    expect(listed.map((e) => e.value)).not.toContain(`${ip}:0/0`); // the cover is gone again
+    for (const addr of [`${ip}/32`, neighbour]) {
+      await ceph.admin.mon({ prefix: 'osd blocklist', range: 'range', blocklistop: 'rm', addr });
+    }
+  });
+
+  it('refuses to read or renew an entry the fencer never makes, before any call', async () => {
+    for (const call of [
+      () => fencer.readRecorded({ node: 'node-c', entries: ['not-an-entry'] }),
+      () => fencer.renew({ node: 'node-c', entries: ['10.0.0.5:6789/1234'] }, { dryRun: false }),
+    ]) {
+      await expect(call()).rejects.toBeInstanceOf(CephInputError);
+    }
+  });
+
   it('does not take what a mon without ranges makes of one (the client with nonce 32) for the range', async () => {
     const ip = ceph.address('node-c');
     // Without `range`, the mon reads `<ip>/32` as the single client `<ip>:0/32`, and says it succeeded.
