@@ -17,7 +17,11 @@ import { issuesOf, nodeUnreachableDetail, rejection } from './trigger-parsing.js
 /** Source and detail-type of the project's own event: put it on the default bus to ask for a fence. */
 export const NODE_UNREACHABLE_EVENT = { source: 'kube-fencer', detailType: 'Node Unreachable' } as const;
 
-/** The EC2 status-check metrics whose alarms trigger fencing. */
+/**
+ * The EC2 status-check metrics whose alarms trigger fencing. Not `StatusCheckFailed_AttachedEBS`: an EBS
+ * volume that stopped answering says nothing of the instance (docs/deploy-aws.md, "Which events start a
+ * run, and why").
+ */
 export const STATUS_CHECK_METRICS = [
   'StatusCheckFailed',
   'StatusCheckFailed_System',

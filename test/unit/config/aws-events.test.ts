@@ -46,6 +46,26 @@ describe('AWS events as AWS documents them', () => {
     );
   });
 
+  it('does not take an alarm on StatusCheckFailed_AttachedEBS for a status check of the instance', () => {
+    const [first] = statusCheckMathAlarmOf20Metrics.detail.configuration.metrics;
+    const stat = (first as { metricStat: { metric: { name: string } } }).metricStat;
+    const ebs = {
+      ...statusCheckMathAlarmOf20Metrics,
+      detail: {
+        ...statusCheckMathAlarmOf20Metrics.detail,
+        configuration: {
+          metrics: [
+            {
+              ...first,
+              metricStat: { ...stat, metric: { ...stat.metric, name: 'StatusCheckFailed_AttachedEBS' } },
+            },
+          ],
+        },
+      },
+    };
+    expect(parseEvent(ebs)).toMatchObject({ kind: 'rejected', reason: RejectReason.NotStatusCheckAlarm });
+  });
+
   it('still rejects an alarm with more metrics than CloudWatch allows, as malformed', () => {
     const { metrics } = statusCheckMathAlarmOf20Metrics.detail.configuration;
     const tooMany = {
