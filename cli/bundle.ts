@@ -18,9 +18,16 @@ export const CLI_ENTRY = 'fencer.js';
 /** The oldest Node.js the built CLI runs on (kept equal to package.json `engines.node`). */
 export const MIN_NODE = '20.19.0';
 
-/** Builds cli/main.ts into `outdir` (default `root`/dist), replacing what was there; returns esbuild's metafile. */
+/**
+ * Builds cli/main.ts into `outdir` (default `root`/dist), replacing the files there (not its folders:
+ * dist/cdk/ and dist/lambda/ are the construct's, infra/package-build.ts); returns esbuild's metafile.
+ */
 export async function bundleCli(root: string, outdir = join(root, DIST_DIR)): Promise<Metafile> {
-  rmSync(outdir, { recursive: true, force: true });
+  if (existsSync(outdir)) {
+    for (const entry of readdirSync(outdir, { withFileTypes: true })) {
+      if (!entry.isDirectory()) rmSync(join(outdir, entry.name), { force: true });
+    }
+  }
   const result = await build({
     absWorkingDir: root,
     entryPoints: { fencer: 'cli/main.ts' },

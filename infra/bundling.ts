@@ -6,17 +6,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type BuildResult, build, type Metafile, type Plugin } from 'esbuild';
+import { BUNDLE_FILE, type FunctionName } from './function-names.js';
 import { writeThirdPartyNotices } from './third-party-notices.js';
 
-/** How the functions run their bundle: with source maps applied to stack traces. */
-export const NODE_OPTIONS = '--enable-source-maps';
-
-/** The handler folders under functions/. */
-export const FUNCTIONS = ['step', 'event-router', 'health-check', 'manual', 'sweep', 'alarm-sync'] as const;
-export type FunctionName = (typeof FUNCTIONS)[number];
-
-/** The bundle's file name in the asset; the Lambda handler is `index.handler`. */
-export const BUNDLE_FILE = 'index.mjs';
+export { BUNDLE_FILE, FUNCTIONS, type FunctionName, NODE_OPTIONS } from './function-names.js';
 
 /**
  * ESM, minified, for Node.js 22; `module` before `main` so the AWS SDK's ES builds are tree-shaken;

@@ -8,8 +8,7 @@ import { X509Certificate } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import * as z from 'zod';
 import { CEPH_ENV, cephRbdSettingsSchema } from '../lib/adapters/ceph-rbd/settings.js';
-
-const arn = z.string().max(2048).startsWith('arn:');
+import { arnOrToken, checkedUnlessToken } from './token-checks.js';
 
 /**
  * Where the restful key is kept: an existing secret (its complete ARN, or its name), or one the stack
@@ -17,9 +16,15 @@ const arn = z.string().max(2048).startsWith('arn:');
  */
 export const cephKeySecretSchema = z.union([
   z.strictObject({
-    arn: arn.regex(/^arn:[^:]+:secretsmanager:[^:]*:\d{12}:secret:.+-[A-Za-z0-9]{6}$/, {
-      error: 'give the secret’s complete ARN (ending in its 6-character suffix), or its name as {"name": …}',
-    }),
+    arn: checkedUnlessToken(
+      z
+        .string()
+        .max(2048)
+        .regex(/^arn:[^:]+:secretsmanager:[^:]*:\d{12}:secret:.+-[A-Za-z0-9]{6}$/, {
+          error:
+            'give the secret’s complete ARN (ending in its 6-character suffix), or its name as {"name": …}',
+        }),
+    ),
   }),
   z.strictObject({ name: z.string().regex(/^[A-Za-z0-9/_+=.@-]{1,512}$/, 'not a secret name') }),
   z.strictObject({ create: z.literal(true) }),
@@ -36,7 +41,7 @@ export const cephConfigSchema = z
     /** Where the key is kept. */
     keySecret: cephKeySecretSchema,
     /** The customer-managed KMS key of that secret, if not the AWS-managed one. */
-    keySecretKmsKeyArn: arn.optional(),
+    keySecretKmsKeyArn: arnOrToken.optional(),
     /** The mgr's certificate (or its CA), PEM. */
     caPem: z.string(),
     serverName: z.string().optional(),

@@ -7,6 +7,8 @@ import * as z from 'zod';
 import { sharedClusterFields } from '../lib/config/cluster-shape.js';
 import { requestDefaultsSchema } from '../lib/config/lambda-settings.js';
 import { cephConfigSchema, privateMgrUrls } from './ceph-config.js';
+import type { KubeFencerClusterProps } from './kube-fencer-props.js';
+import { arnOrToken, checkedUnlessToken } from './token-checks.js';
 
 /** The context key holding the clusters. */
 export const CLUSTERS_CONTEXT = 'kube-fencer:clusters';
@@ -15,9 +17,11 @@ export const CLUSTERS_FILE_CONTEXT = 'kube-fencer:clustersFile';
 /** The context key of an optional e-mail subscribed to the outcomes topic. */
 export const EMAIL_CONTEXT = 'kube-fencer:alarmEmail';
 
-const arn = z.string().max(2048).startsWith('arn:');
-const subnetId = z.string().regex(/^subnet-[0-9a-f]{8,17}$/, 'not a subnet id');
-const securityGroupId = z.string().regex(/^sg-[0-9a-f]{8,17}$/, 'not a security group id');
+const arn = arnOrToken;
+const subnetId = checkedUnlessToken(z.string().regex(/^subnet-[0-9a-f]{8,17}$/, 'not a subnet id'));
+const securityGroupId = checkedUnlessToken(
+  z.string().regex(/^sg-[0-9a-f]{8,17}$/, 'not a security group id'),
+);
 
 /**
  * Where the functions run in a VPC: required for a private (or CIDR-restricted) EKS endpoint. The
@@ -26,7 +30,7 @@ const securityGroupId = z.string().regex(/^sg-[0-9a-f]{8,17}$/, 'not a security 
  */
 export const vpcConfigSchema = z
   .object({
-    vpcId: z.string().regex(/^vpc-[0-9a-f]{8,17}$/, 'not a VPC id'),
+    vpcId: checkedUnlessToken(z.string().regex(/^vpc-[0-9a-f]{8,17}$/, 'not a VPC id')),
     subnetIds: z.array(subnetId).min(1).max(16),
     securityGroupIds: z.array(securityGroupId).min(1).max(5).optional(),
     /** The API server's port, for the created security group's egress rule. @default 443 */
@@ -105,10 +109,26 @@ export const clustersSchema = z
     message: 'cluster names must be unique',
   });
 
-/** Parses the clusters from context: a JSON string (from `-c`) or the object in cdk.json. */
-export function parseClusters(context: unknown): ClusterConfig[] {
+/**
+ * Validates the clusters and fills in their defaults; throws an error naming every field that is wrong
+ * (`clusters[0].vpc.vpcId: not a VPC id`).
+ */
+export function parseClusters(clusters: unknown): ClusterConfig[] {
+  const parsed = clustersSchema.safeParse(clusters);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((i) => {
+    const [index, ...rest] = i.path.map(String);
+    const where = index === undefined ? 'clusters' : `clusters[${index}]${rest.map((p) => `.${p}`).join('')}`;
+    return `${where}: ${i.message}`;
+  });
+  throw new Error(`invalid kube-fencer cluster settings: ${issues.join('; ')}`);
+}
+
+/** The clusters of a context value: a JSON string (from `-c`) or the object in cdk.json, checked. */
+function clustersOf(context: unknown): KubeFencerClusterProps[] {
   const value = typeof context === 'string' ? (JSON.parse(context) as unknown) : context;
-  return clustersSchema.parse(value);
+  parseClusters(value); // fails here, before any construct, naming the field
+  return value as KubeFencerClusterProps[];
 }
 
 /**
@@ -116,17 +136,17 @@ export function parseClusters(context: unknown): ClusterConfig[] {
  * `kube-fencer:clustersFile` (a JSON file, relative to the working directory). Neither is a clear
  * error: a stack never deploys a cluster nobody named.
  */
-export function clustersFromContext(tryGetContext: (key: string) => unknown): ClusterConfig[] {
+export function clustersFromContext(tryGetContext: (key: string) => unknown): KubeFencerClusterProps[] {
   const inline = tryGetContext(CLUSTERS_CONTEXT);
   const file = tryGetContext(CLUSTERS_FILE_CONTEXT);
   if (inline !== undefined && file !== undefined) {
     throw new Error(`give ${CLUSTERS_CONTEXT} or ${CLUSTERS_FILE_CONTEXT}, not both`);
   }
-  if (typeof file === 'string') return parseClusters(JSON.parse(readFileSync(file, 'utf8')) as unknown);
+  if (typeof file === 'string') return clustersOf(JSON.parse(readFileSync(file, 'utf8')) as unknown);
   if (inline === undefined) {
     throw new Error(
       `no clusters to fence: pass -c ${CLUSTERS_FILE_CONTEXT}=clusters.json (see deploy/clusters.example.json and docs/deploy-aws.md "Deploying from an empty account")`,
     );
   }
-  return parseClusters(inline);
+  return clustersOf(inline);
 }

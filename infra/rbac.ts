@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadAllYaml } from '@kubernetes/client-node';
+import { loadAll } from 'js-yaml';
 import { PROJECT_ROOT } from './constructs/fencer-function.js';
 
 /** The Kubernetes group the step function's IAM role is mapped to (EKS access entry). */
@@ -23,5 +23,5 @@ export const RBAC_MANIFEST_PATH = join(PROJECT_ROOT, 'deploy', 'rbac.yaml');
 
 /** Every object of deploy/rbac.yaml, in apply order. */
 export function rbacManifests(): Record<string, unknown>[] {
-  return loadAllYaml(readFileSync(RBAC_MANIFEST_PATH, 'utf8')) as Record<string, unknown>[];
+  return loadAll(readFileSync(RBAC_MANIFEST_PATH, 'utf8')) as Record<string, unknown>[];
 }

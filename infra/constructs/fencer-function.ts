@@ -15,7 +15,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../lib/observability/index.js';
-import { BUNDLE_FILE, type FunctionName, NODE_OPTIONS } from '../bundling.js';
+import { BUNDLE_FILE, type FunctionName, NODE_OPTIONS } from '../function-names.js';
 import { FailureQueueDestination } from './failure-queue.js';
 
 /** The repository root: entries and the lock file are found from here. */
@@ -25,10 +25,19 @@ export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.
 export const FENCER_RUNTIME = lambda.Runtime.NODEJS_22_X;
 
 /**
- * The function's code: its bundle, built on this machine by infra/bundle-function.ts (no Docker).
- * The asset is hashed by its output, so an unchanged bundle is not uploaded again.
+ * Set (to true) in the npm package's construct bundle (infra/package-build.ts): the bundles were built
+ * ahead into dist/lambda/, since an app that imports the construct has no sources to bundle.
+ */
+const PREBUILT =
+  (globalThis as { KUBE_FENCER_PREBUILT_LAMBDAS?: boolean }).KUBE_FENCER_PREBUILT_LAMBDAS === true;
+
+/**
+ * The function's code: its bundle, built on this machine by infra/bundle-function.ts (no Docker), or
+ * the one the npm package ships. The asset is hashed by its output, so an unchanged bundle is not
+ * uploaded again.
  */
 export function functionCode(handler: FunctionName): lambda.Code {
+  if (PREBUILT) return lambda.Code.fromAsset(path.join(PROJECT_ROOT, 'dist', 'lambda', handler));
   return lambda.Code.fromAsset(path.join(PROJECT_ROOT, 'functions', handler), {
     assetHashType: AssetHashType.OUTPUT,
     bundling: {

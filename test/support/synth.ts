@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { parseClusters } from '../../infra/config.js';
 import { KubeFencerStack } from '../../infra/fencer-stack.js';
+import type { KubeFencerClusterProps } from '../../infra/kube-fencer-props.js';
 
 export const TEST_ACCOUNT = '123456789012';
 export const TEST_REGION = 'us-east-1';
@@ -24,7 +24,7 @@ export function synth(clusters: unknown[], options: { bundle?: boolean } = {}) {
     context: { ...CDK_JSON_CONTEXT, ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },
   });
   const stack = new KubeFencerStack(app, 'KubeFencer', {
-    clusters: parseClusters(clusters),
+    clusters: clusters as KubeFencerClusterProps[],
     env: { account: TEST_ACCOUNT, region: TEST_REGION },
   });
   return { app, stack, template: Template.fromStack(stack) };

@@ -27,7 +27,7 @@ describe('the release documents', () => {
   });
 
   it('names only source paths that exist', () => {
-    const paths = [...read('docs/versioning.md').matchAll(/`((?:lib|cli|deploy)\/[^`*]*)`/g)].map(
+    const paths = [...read('docs/versioning.md').matchAll(/`((?:lib|cli|deploy|infra)\/[^`*]*)`/g)].map(
       (m) => m[1],
     );
     expect(paths.length).toBeGreaterThan(5);
