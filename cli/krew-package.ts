@@ -27,7 +27,11 @@ await ensureCliBuilt(root);
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
 const version = String(pkg.version);
 const stage = mkdtempSync(join(tmpdir(), 'kubectl-fencer-'));
-for (const path of ['bin', 'dist']) cpSync(join(root, path), join(stage, path), { recursive: true });
+// Not dist/cdk/ and dist/lambda/: the construct and its function bundles are for CDK apps, not kubectl.
+const construct = [join(root, 'dist', 'cdk'), join(root, 'dist', 'lambda')];
+for (const path of ['bin', 'dist']) {
+  cpSync(join(root, path), join(stage, path), { recursive: true, filter: (src) => !construct.includes(src) });
+}
 // Only what the bundle reads: its version, and "type": "module" for bin/*.js.
 const { name, type, license, engines } = pkg;
 writeFileSync(

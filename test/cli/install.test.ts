@@ -95,6 +95,9 @@ describe('the krew plugin', () => {
     expect(platform?.sha256).toBe(createHash('sha256').update(readFileSync(archive)).digest('hex'));
     expect(existsSync(join(unpacked, platform?.bin ?? 'missing'))).toBe(true);
     expect(existsSync(join(unpacked, 'node_modules'))).toBe(false);
+    // The CLI only: not the CDK construct and its function bundles.
+    expect(existsSync(join(unpacked, 'dist', 'cdk'))).toBe(false);
+    expect(existsSync(join(unpacked, 'dist', 'lambda'))).toBe(false);
     const run = await runCli(['--version'], {
       command: [process.execPath, join(unpacked, platform?.bin ?? '')],
     });
