@@ -4,6 +4,7 @@
  * the settings and constructs the SDK clients and adapters (the Lambda init phase, without network).
  * Beside the AWS functions, the Alibaba fencing function (bench/alibaba-fencing-function.ts), bundled
  * naively and with the slim-alibaba-ecs plugin.
+ * The AWS functions load as with active tracing on (Powertools Tracer and the X-Ray SDK in their bundles).
  * Goals: AWS under 1 MB, Alibaba under 1.2 MB; both under 300 ms. Usage: npm run bench:cold-start [-- --runs 7]
  */
 import { execFileSync } from 'node:child_process';
@@ -28,10 +29,16 @@ const runs = Number(values.runs);
 const MB = 1024 * 1024;
 const dir = mkdtempSync(join(tmpdir(), 'kube-fencer-cold-start-'));
 
-// As deployed: source maps applied to stack traces (they are read when the bundle loads).
+// As deployed: source maps applied to stack traces (they are read when the bundle loads), and active
+// tracing on (the Lambda environment the X-Ray SDK looks for; nothing listens at the daemon's address).
 const env = {
   ...offlineFunctionEnv(dir, process.env),
   NODE_OPTIONS,
+  AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+  LAMBDA_TASK_ROOT: dir,
+  _X_AMZN_TRACE_ID: 'Root=1-67890abc-0123456789abcdef01234567;Parent=0123456789abcdef;Sampled=1',
+  AWS_XRAY_DAEMON_ADDRESS: '127.0.0.1:2000',
+  AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR',
   ALIBABA_CLOUD_REGION: 'cn-hangzhou',
   ALIBABA_CLOUD_ACCESS_KEY_ID: 'offline',
   ALIBABA_CLOUD_ACCESS_KEY_SECRET: 'offline',

@@ -55,6 +55,28 @@ export const inlineSchemaKeys: Plugin = {
   },
 };
 
+/**
+ * Leaves `semver` (29 KB minified) out of the functions that trace: the X-Ray SDK requires it only in
+ * its patcher of the AWS SDK v2 (`patchers/aws_p.js`, to check the v2 SDK's version), which nothing
+ * here calls (the functions use the v3 SDK, traced by `captureAWSv3Client`). Should it ever be called,
+ * it fails loudly rather than tracing wrongly.
+ */
+export const dropXrayV2Patcher: Plugin = {
+  name: 'drop-xray-sdk-v2-patcher',
+  setup(builder) {
+    builder.onResolve({ filter: /^semver$/ }, (args) =>
+      /[\\/]aws-xray-sdk-core[\\/]dist[\\/]lib[\\/]patchers[\\/]aws_p\.js$/.test(args.importer)
+        ? { path: 'semver', namespace: 'xray-v2-patcher' }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'xray-v2-patcher' }, () => ({
+      contents:
+        "module.exports = { gte() { throw new Error('the AWS SDK v2 is not traced here: its X-Ray patcher was left out of the bundle'); } };",
+      loader: 'js',
+    }));
+  },
+};
+
 const lowerFirst = (name: string): string => name.charAt(0).toLowerCase() + name.slice(1);
 
 /**
@@ -155,7 +177,7 @@ export async function bundle(
     mainFields: [...ESBUILD.mainFields],
     banner: { js: ESBUILD.banner },
     external: [...ESBUILD.external],
-    plugins: [inlineSchemaKeys, ...extraPlugins],
+    plugins: [inlineSchemaKeys, dropXrayV2Patcher, ...extraPlugins],
     metafile: true,
     logLevel: 'error',
   });

@@ -47,6 +47,8 @@ export interface FencerConfig {
   readonly pageSize?: number;
   /** Label keys that mark a control-plane node on top of the common role labels. @default none */
   readonly controlPlaneLabels?: readonly string[];
+  /** Wraps each AWS SDK client built here, e.g. so that its calls are traced. @default none */
+  readonly traceClient?: <T>(client: T) => T;
 }
 
 /** The shape of an Alibaba providerID, for routing only (the ECS fencer parses it strictly). */
@@ -71,7 +73,7 @@ function computeFencers(config: FencerConfig, logger: AppLogger): Map<string, Co
   const fencers = new Map<string, ComputeFencer>();
   if (config.region !== undefined) {
     const credentials = config.awsCredentials ? { credentials: config.awsCredentials } : {};
-    const client = createEc2Client(config.region, credentials);
+    const client = (config.traceClient ?? ((c) => c))(createEc2Client(config.region, credentials));
     fencers.set(
       'aws',
       new Ec2ComputeFencer({ region: config.region, accountId: config.accountId, client, logger }),

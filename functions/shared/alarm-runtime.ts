@@ -9,13 +9,16 @@ import type { StatusAlarmDeps } from '../../lib/app/status-alarms.js';
 import { parseEvaluationMinutes } from '../../lib/config/alarm-settings.js';
 import { log, metrics, perConnection, settings } from './connection.js';
 import { providerIdReaders } from './provider-ids.js';
+import { traced } from './tracing.js';
 
 const alarms = new CloudWatchStatusAlarms({
-  client: new CloudWatchClient({
-    region: settings.region,
-    maxAttempts: 3,
-    requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 },
-  }),
+  client: traced(
+    new CloudWatchClient({
+      region: settings.region,
+      maxAttempts: 3,
+      requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 },
+    }),
+  ),
   cluster: settings.cluster,
   evaluationMinutes: parseEvaluationMinutes(process.env),
 });

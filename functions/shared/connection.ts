@@ -9,6 +9,7 @@ import type { Connection } from '../../lib/adapters/kubernetes/access/connection
 import { kubeconfigEndpoint } from '../../lib/adapters/kubernetes/access/endpoints.js';
 import { ClusterAccess, parseLambdaSettings } from '../../lib/config/lambda-settings.js';
 import { createTelemetry } from '../../lib/observability/index.js';
+import { traced } from './tracing.js';
 
 /** A connection is renewed this long before it expires. */
 const RENEW_BEFORE_MS = 2 * 60_000;
@@ -39,11 +40,13 @@ async function connect(): Promise<Connection> {
         import('@aws-sdk/client-secrets-manager'),
         import('../../lib/adapters/kubernetes/access/kubeconfig-secret.js'),
       ]);
-      const client = new SecretsManagerClient({
-        region,
-        maxAttempts: 3,
-        requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 },
-      });
+      const client = traced(
+        new SecretsManagerClient({
+          region,
+          maxAttempts: 3,
+          requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 },
+        }),
+      );
       return kubeconfigSecretConnector({ secretArn: access.secretArn, client })();
     }
     case ClusterAccess.Eks: {
@@ -55,7 +58,7 @@ async function connect(): Promise<Connection> {
         ]);
       if (!eks) {
         const credentials = defaultProvider();
-        const client = createEksClient(region, { credentials });
+        const client = traced(createEksClient(region, { credentials }));
         const clusterName = access.eksClusterName;
         eks = eksConnector({
           clusterName,

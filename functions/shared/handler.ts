@@ -3,17 +3,21 @@
  * 1. Powertools `injectLambdaContext`: the request id, function and cold start in every log line, its
  *    keys reset after each invocation;
  * 2. Powertools `logMetrics`: the cold-start metric, and the invocation's own metric flushed after it;
- * 3. the invocation: the event parsed at the edge (a bad one is a ValidationError before any use case
- *    runs), its keys (run id, event id) added to every log line and to the metrics' metadata, the
- *    completed invocation counted (`heartbeat`, which a missing-data alarm watches), and an error
- *    logged with its cause before it leaves.
+ * 3. Powertools `captureLambdaHandler`: the invocation as an X-Ray subsegment (tracing.ts), its errors
+ *    recorded, its response not;
+ * 4. the invocation: the event parsed at the edge (a bad one is a ValidationError before any use case
+ *    runs), its keys (run id, event id) added to every log line, to the metrics' metadata and to the
+ *    trace's annotations, the completed invocation counted (`heartbeat`, which a missing-data alarm
+ *    watches), and an error logged with its cause before it leaves.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { Telemetry } from '../../lib/observability/index.js';
+import { tracer } from './tracing.js';
 
 export interface HandlerOptions<TEvent> {
   /** Parses the raw event; throws (ValidationError) when it is not what the function takes. */
@@ -24,7 +28,7 @@ export interface HandlerOptions<TEvent> {
   readonly keys?: (event: TEvent, raw: unknown, context: Context) => Readonly<Record<string, string>>;
 }
 
-/** The invocation middleware (3. above). */
+/** The invocation middleware (4. above). */
 export function invocation<TEvent>(
   telemetry: Telemetry,
   options: HandlerOptions<TEvent>,
@@ -36,6 +40,7 @@ export function invocation<TEvent>(
       request.event = event;
       const keys = options.keys?.(event, raw, request.context);
       if (keys) telemetry.scope(keys);
+      for (const [key, value] of Object.entries(keys ?? {})) tracer.putAnnotation(key, value);
     },
     after() {
       telemetry.metrics.addMetric(options.heartbeat, MetricUnit.Count, 1);
@@ -59,6 +64,7 @@ export function fencerHandler<TEvent, TResult>(
   )
     .use(injectLambdaContext(telemetry.logger, { resetKeys: true }))
     .use(logMetrics(telemetry.metrics, { captureColdStartMetric: true }))
+    .use(captureLambdaHandler(tracer, { captureResponse: false }))
     .use(invocation(telemetry, options));
 }
 

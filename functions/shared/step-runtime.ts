@@ -12,15 +12,18 @@ import {
 import { composeDeps } from '../../lib/compose.js';
 import { controlPlaneLabelsFromEnv } from '../../lib/config/control-plane-labels.js';
 import { log, metrics, perConnection, settings } from './connection.js';
+import { traced } from './tracing.js';
 
 /** GetSecretValue with the SDK, loaded only when the deployment keeps the Ceph key in Secrets Manager. */
 const readSecretString: ReadSecretString = async (secretId) => {
   const { GetSecretValueCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
-  const client = new SecretsManagerClient({
-    region: settings.region,
-    maxAttempts: 3,
-    requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 },
-  });
+  const client = traced(
+    new SecretsManagerClient({
+      region: settings.region,
+      maxAttempts: 3,
+      requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 },
+    }),
+  );
   return (await client.send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString;
 };
 
@@ -50,6 +53,7 @@ export const fencerDeps = perConnection(({ endpoint }) =>
     log,
     metrics,
     controlPlaneLabels,
+    traceClient: traced,
     ...(ceph ? { ceph } : {}),
     ...(process.env.AWS_LAMBDA_FUNCTION_NAME
       ? { reportingInstance: process.env.AWS_LAMBDA_FUNCTION_NAME }

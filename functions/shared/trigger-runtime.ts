@@ -10,6 +10,7 @@ import { NodeIndex } from '../../lib/app/node-index.js';
 import type { TriggerDeps, TriggerSettings } from '../../lib/app/triggers.js';
 import { log, metrics, perConnection, settings } from './connection.js';
 import { providerIdReaders } from './provider-ids.js';
+import { traced } from './tracing.js';
 
 export { settings };
 
@@ -24,7 +25,7 @@ if (!settings.stateMachineArn)
   throw new Error('FENCER_STATE_MACHINE_ARN is not set: a trigger cannot start runs');
 const workflow = new SfnWorkflow({
   stateMachineArn: settings.stateMachineArn,
-  client: new SFNClient({ ...SFN_CLIENT_DEFAULTS, region: settings.region }),
+  client: traced(new SFNClient({ ...SFN_CLIENT_DEFAULTS, region: settings.region })),
 });
 /** Kept for the life of the container (see lib/app/node-index.ts). */
 const nodeIndex = new NodeIndex();

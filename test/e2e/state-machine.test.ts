@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerIdReaders } from '../../functions/shared/provider-ids.js';
 import { WorkflowState } from '../../infra/constructs/workflow-states.js';
 import { describeInstanceState } from '../../lab/ec2-emulator.js';
+import { eventually } from '../../lab/kube-wait.js';
 import { type Lab, startLab } from '../../lab/lab.js';
 import { waitForRecovery, waitLeaseOlderThan, waitNodeNotReady } from '../../lab/scenarios/incident.js';
 import { attachmentsOf, deployStatefulApp, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
@@ -31,6 +32,7 @@ import type { ExistingRunStatus, FenceRunInput, StartResult, Workflow } from '..
 import { waitNodeReady } from '../support/lab-waits.js';
 import { invokeInChild } from '../support/lambda-child.js';
 import { stateMachineDefinition, synth } from '../support/synth.js';
+import { startXrayDaemon } from '../support/xray-daemon.js';
 import { statusCheckAlarm } from '../unit/functions/support/aws-events.js';
 import {
   checkpointOn,
@@ -349,6 +351,54 @@ describe('the synthesized fencing workflow, run by an ASL interpreter with the r
       },
       MessageAttributes: { outcome: { StringValue: 'refused' } },
     });
+  });
+
+  it('traces each step as X-Ray sees it under active tracing: the invocation with its run id, every EC2 call and every Kubernetes request', async () => {
+    const daemon = await startXrayDaemon();
+    try {
+      const tracedStep: Handler = (state) =>
+        invokeInChild('functions/step/index.ts', state, daemon.lambdaEnv);
+      const run = execute('lab-node-b-traced', { request: { node: 'node-b', cluster: 'lab' } }, tracedStep);
+      expect(await run.result).toMatchObject({ outcome: 'refused', reason: 'NodeReady' });
+      await run.logging;
+      // The SDK sends each subsegment as it closes: the invocation's own closes last.
+      const segments = await eventually(
+        'the step invocation’s subsegment at the X-Ray daemon',
+        async () =>
+          daemon.segments().some((s) => s.name === '## index.handler') ? daemon.segments() : undefined,
+        {
+          timeoutMs: 10_000,
+          lastSeen: () =>
+            daemon
+              .segments()
+              .map((s) => s.name)
+              .join(', ') || 'nothing',
+        },
+      );
+
+      expect(new Set(segments.map((s) => s.trace_id).filter(Boolean))).toEqual(new Set([daemon.traceId]));
+      const invocation = segments.find((s) => s.name === '## index.handler');
+      expect(invocation?.annotations).toMatchObject({ runId: 'lab-node-b-traced' });
+      expect(
+        segments.filter((s) => s.namespace === 'aws').map((s) => `${s.name} ${s.aws?.operation}`),
+      ).toContain('EC2 DescribeInstances');
+      // X-Ray records a request's URL without its port.
+      const apiServer = new URL(lab.kubeConfig.getCurrentCluster()?.server ?? '');
+      const kubernetes = segments
+        .filter((s) => s.namespace === 'remote' && s.http?.request?.url)
+        .map((s) => new URL(s.http?.request?.url ?? ''))
+        .filter((url) => url.protocol === apiServer.protocol && url.hostname === apiServer.hostname)
+        .map((url) => url.pathname);
+      expect(kubernetes).toEqual(
+        expect.arrayContaining([
+          '/api/v1/nodes/node-b',
+          '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/node-b',
+          '/api/v1/namespaces/default/events',
+        ]),
+      );
+    } finally {
+      await daemon.close();
+    }
   });
 
   it('catches a ValidationError without retrying it, publishes the failure and fails with its name', async () => {

@@ -80,6 +80,9 @@ async function main(module: string): Promise<void> {
     const { name, message } = error instanceof Error ? error : new Error(String(error));
     process.stdout.write(`\n${JSON.stringify({ error: { name, message }, clock: Date.now() })}\n`);
   }
+  // Lambda freezes the process rather than ending it, so the X-Ray SDK's last UDP sends (the
+  // invocation's own subsegment closes last) still leave: give them that moment here.
+  if (process.env.AWS_XRAY_DAEMON_ADDRESS) await new Promise((done) => setTimeout(done, 300));
   // A client's keep-alive socket must not hold the invocation open: Lambda freezes it, this ends it.
   process.exit(0);
 }

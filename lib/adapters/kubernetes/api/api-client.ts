@@ -5,7 +5,9 @@
  * reads.
  */
 import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+// The module object, read at each call: a tracer that wraps `https.request` (X-Ray on Lambda) sees our
+// requests, which a binding taken at import would hide from it.
+import https from 'node:https';
 import type { ApiEndpoint } from './endpoint.js';
 import { decodeStatus, PROTOBUF_CONTENT_TYPE } from './protobuf.js';
 
@@ -200,7 +202,7 @@ export class ApiClient {
       if (value !== undefined) url.searchParams.set(key, value);
     }
     const auth = await this.#endpoint.auth();
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const send = url.protocol === 'https:' ? https.request : httpRequest;
     return send(url, {
       method,
       agent: auth.agent,
