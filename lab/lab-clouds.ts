@@ -25,7 +25,7 @@ import {
 import { type Ec2FaultInjector, type Ec2Faults, startEc2Faults } from './ec2-faults/index.js';
 import { startEcsEmulator } from './ecs-emulator/index.js';
 import { ecsClientFor } from './ecs-emulator/sdk.js';
-import type { LabEcs, LabNode, LabProvider } from './lab.js';
+import type { LabEcs, LabNode, LabProvider } from './lab-types.js';
 
 /** What the lab needs from its cloud. */
 export interface LabCloud {

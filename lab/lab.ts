@@ -12,7 +12,6 @@ import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { EcsClient } from '../lib/adapters/alicloud-ecs/index.js';
 import { CEPH_ENV } from '../lib/adapters/ceph-rbd/settings.js';
 import { kubeConfigEndpoint } from '../lib/adapters/kubernetes/access/kubeconfig.js';
 import type { ApiEndpoint } from '../lib/adapters/kubernetes/api/endpoint.js';
@@ -31,8 +30,11 @@ import { startCsi } from './csi.js';
 import { type LabCsiAddons, startCsiAddons } from './csi-addons/csi-addons-lab.js';
 import { addPrivateIp } from './ec2-emulator.js';
 import type { Ec2Faults } from './ec2-faults/index.js';
-import type { EcsEmulatorAdmin, Principal } from './ecs-emulator/index.js';
-import { KubeletFleet, type SimulatedNode } from './kubelets.js';
+import { KubeletFleet } from './kubelets.js';
+import type { LabEcs, LabNode, LabProvider } from './lab-types.js';
+
+export type { LabEcs, LabNode, LabProvider } from './lab-types.js';
+
 import { type LabCloud, startAlibabaCloud, startAwsCloud } from './lab-clouds.js';
 import { applyManifest } from './manifests.js';
 import { cacheRoot, REPO_ROOT } from './paths.js';
@@ -47,9 +49,6 @@ import { recordTiming } from './timing-log.js';
 
 /** The CSI driver name the AWS-flavoured lab's controller registers: it stands in for the EBS CSI driver. */
 export const LAB_CSI_DRIVER = 'ebs.csi.aws.com';
-
-/** Which cloud the lab's nodes, instances and disks belong to. */
-export type LabProvider = 'aws' | 'alibaba';
 
 export interface LabOptions {
   /**
@@ -119,24 +118,6 @@ export interface LabCeph extends CephLab {
   readonly caFile: string;
   /** csi-addons, when the lab was started with `ceph: { csiAddons: true }`. */
   readonly csiAddons?: LabCsiAddons;
-}
-
-/**
- * A lab worker: its Node name, its instance (id, zone, providerID) and the instance's private IP and
- * DNS name as the emulator assigned them (on ECS: its host name), which its kubelet posts as
- * `status.addresses`.
- */
-export interface LabNode extends SimulatedNode {}
-
-/** The lab's ECS (Alibaba-flavoured lab only). */
-export interface LabEcs {
-  readonly endpoint: string;
-  readonly region: string;
-  /** Signed with the lab's key: what the lab, its fixtures and its CSI driver use. */
-  readonly client: EcsClient;
-  /** The fencer's own key; faults can target its calls only. */
-  readonly fencerKey: Principal;
-  readonly admin: EcsEmulatorAdmin;
 }
 
 /** The fields of a kube-apiserver audit event that tests look at. */

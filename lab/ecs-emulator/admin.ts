@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod';
 import { EcsApiError } from './errors.js';
 import { renderDisk, renderInstance } from './render.js';
-import type { EcsEmulatorState } from './server.js';
+import type { EcsEmulatorState } from './state.js';
 
 const lock = z.object({ lockReason: z.string().min(1), lockMsg: z.string().optional() }).strict();
 const tags = z.record(z.string(), z.string());

@@ -6,16 +6,29 @@
  * 5,000-node cluster is a few hundred kilobytes of it); the nodes an event does name are read afresh
  * before a run starts, since their Ready condition is the incident's key (start-run.ts `incidentOf`).
  */
-import type { NodeProviderId, NodeView } from '../ports/cluster.js';
+import type { Clock } from '../ports/audit.js';
+import type { Cluster, NodeProviderId, NodeView } from '../ports/cluster.js';
+import type { ComputeFencer } from '../ports/compute-fencer.js';
 import { mapBounded } from './sweep/bounded.js';
-import type { TriggerDeps } from './trigger-types.js';
+
+/** What the triggers need of the compute providers: only to read providerIDs (no provider call is made). */
+export interface ProviderIdReaders {
+  forProviderId(providerId: string): Pick<ComputeFencer, 'parseProviderId'> | null;
+}
+
+/** What the index reads: the nodes' providerIDs, a node, the time. */
+export interface NodeIndexDeps {
+  readonly cluster: Pick<Cluster, 'listNodeProviderIds' | 'getNode'>;
+  readonly compute: ProviderIdReaders;
+  readonly clock: Clock;
+}
 
 /** Node reads in flight at once (docs/architecture.md#bounded-fan-outs). */
 const READS_IN_FLIGHT = 4;
 
 /** The instance a node's providerID names, or null when no configured provider reads it. */
 export function instanceOf(
-  deps: Pick<TriggerDeps, 'compute'>,
+  deps: Pick<NodeIndexDeps, 'compute'>,
   node: Pick<NodeView, 'providerId'>,
 ): string | null {
   const providerId = node.providerId?.trim();
@@ -40,7 +53,7 @@ export class NodeIndex {
    * of an event with a fresh index is the reads of the nodes it names, whatever the cluster's size.
    */
   async nodesFor(
-    deps: Pick<TriggerDeps, 'cluster' | 'compute' | 'clock'>,
+    deps: NodeIndexDeps,
     instanceIds: readonly string[],
     maxAgeMs: number,
   ): Promise<Map<string, NodeView>> {
@@ -64,7 +77,7 @@ export class NodeIndex {
 }
 
 const indexOf = (
-  deps: Pick<TriggerDeps, 'compute'>,
+  deps: Pick<NodeIndexDeps, 'compute'>,
   nodes: readonly NodeProviderId[],
 ): Map<string, string> => {
   const byInstance = new Map<string, string>();

@@ -5,9 +5,11 @@
 import type { FenceRequest } from '../domain/request.js';
 import type { AuditLog, Clock, Metrics } from '../ports/audit.js';
 import type { Cluster } from '../ports/cluster.js';
-import type { ComputeFencer } from '../ports/compute-fencer.js';
 import type { TriggerSource, Workflow } from '../ports/workflow.js';
-import type { NodeIndex } from './node-index.js';
+import type { NodeIndex, ProviderIdReaders } from './node-index.js';
+
+export type { ProviderIdReaders } from './node-index.js';
+
 import type { StartOutcome } from './start-run.js';
 
 /** Why a trigger started nothing. Stable codes: metrics count them. */
@@ -111,11 +113,6 @@ export type TriggerOutcome =
       /** How many nodes or instances of the event this rejection stands for. @default 1 */
       readonly count?: number;
     };
-
-/** What the triggers need of the compute providers: only to read providerIDs (no provider call is made). */
-export interface ProviderIdReaders {
-  forProviderId(providerId: string): Pick<ComputeFencer, 'parseProviderId'> | null;
-}
 
 export interface TriggerDeps {
   readonly cluster: Pick<

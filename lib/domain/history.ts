@@ -3,9 +3,8 @@
  * holds only serialisable values. It is the only memory a run has: proof of off lives here, and nowhere
  * else, so a crashed step loses nothing (SAFETY.md rule 7).
  */
-import { ActionKind } from './action.js';
+import { type Action, ActionKind } from './action.js';
 import type { BlocklistEvidence } from './blocklist.js';
-import type { Decision } from './decision.js';
 import { ValidationError } from './errors.js';
 import { isOff, type PowerEvidence, type ProviderName } from './instance.js';
 import { type IsolationPlan, isolationPlan, listedEntries } from './isolation.js';
@@ -192,7 +191,12 @@ function committedTarget(observation: Observation): FenceTarget | null {
 }
 
 /** The fields of a decision that {@link record} needs. */
-export type StepOutcome = Pick<Decision, 'phase' | 'action' | 'reason'> & { readonly rule?: string };
+export interface StepOutcome {
+  readonly phase: Phase;
+  readonly action: Action | null;
+  readonly reason: Reason | null;
+  readonly rule?: string;
+}
 
 /** The next history: what this step observed (proof, taint) and decided (commitment, power-off, step). */
 export function record(history: RunHistory, decision: StepOutcome, observation: Observation): RunHistory {

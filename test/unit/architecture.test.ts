@@ -1,7 +1,8 @@
 /**
  * The dependency direction of docs/architecture.md#dependency-direction, checked: functions/ and cli/ →
  * lib/app → lib/ports → lib/domain; adapters implement ports and import only their SDK plus ports and
- * domain; only the composition roots build adapters; infra/ imports no use case and no adapter.
+ * domain; only the composition roots build adapters; infra/ imports no use case and no adapter; and
+ * no source file imports itself through others (no import circle, type-only imports included).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -18,14 +19,55 @@ function sources(dir: string): string[] {
   return out;
 }
 
-/** The repository-relative targets of a file's relative imports. */
+/** The repository-relative targets of a file's relative imports (type-only and dynamic ones too). */
 function localImports(file: string): string[] {
   const text = readFileSync(join(REPO_ROOT, file), 'utf8');
-  const specs = [...text.matchAll(/(?:import|export)[^'"]*?from\s+['"](\.[^'"]+)['"]/g)].map(
-    (m) => m[1] ?? '',
-  );
+  const specs = [
+    ...text.matchAll(/(?:import|export)[^'"]*?from\s+['"](\.[^'"]+)['"]/g),
+    ...text.matchAll(/\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g),
+  ].map((m) => m[1] ?? '');
   return specs.map((s) => relative(REPO_ROOT, resolve(join(REPO_ROOT, dirname(file)), s)));
 }
+
+/** The source file an import names: `x.js` is `x.ts` in the tree. */
+const sourceOf = (target: string): string => target.replace(/\.js$/, '.ts');
+
+const importsOf = (file: string): string[] => localImports(file).map(sourceOf);
+
+/** Every import circle among `files` (Tarjan's strongly connected components of two or more files). */
+function circles(files: readonly string[], arrows: (file: string) => string[] = importsOf): string[][] {
+  const known = new Set(files);
+  const edges = new Map(files.map((f) => [f, arrows(f).filter((t) => known.has(t))]));
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v) ?? 0);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) ?? 0, low.get(w) ?? 0));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) ?? 0, index.get(w) ?? 0));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    for (let w = stack.pop(); w !== undefined; w = w === v ? undefined : stack.pop()) {
+      onStack.delete(w);
+      component.push(w);
+    }
+    if (component.length > 1) found.push(component.sort());
+  };
+  for (const f of files) if (!index.has(f)) visit(f);
+  return found;
+}
+
+/** Every TypeScript source file of the product, the lab and the benches (not the tests). */
+const SOURCE_ROOTS = ['lib', 'functions', 'functions-fc', 'infra', 'infra-alicloud', 'cli', 'lab', 'bench'];
 
 function violations(dir: string, allowed: (target: string, file: string) => boolean): string[] {
   return sources(dir).flatMap((file) =>
@@ -85,6 +127,25 @@ describe('dependency direction', () => {
         within(t, 'infra-alicloud/', 'lib/domain/', 'lib/config/', 'lib/observability/', ...shared),
       ),
     ).toEqual([]);
+  });
+
+  it('has no import circle anywhere, type-only and dynamic imports included', () => {
+    expect(circles(SOURCE_ROOTS.flatMap(sources))).toEqual([]);
+  });
+
+  it('finds every circle of a graph that has some (the check above can fail)', () => {
+    const graph: Record<string, string[]> = {
+      a: ['b'],
+      b: ['c'],
+      c: ['a'],
+      d: ['a', 'e'],
+      e: ['d'],
+      f: ['a'],
+    };
+    expect(circles(Object.keys(graph), (f) => graph[f] ?? [])).toEqual([
+      ['a', 'b', 'c'],
+      ['d', 'e'],
+    ]);
   });
 
   it('only the composition roots build adapters', () => {
