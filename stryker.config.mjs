@@ -11,7 +11,8 @@ export default {
   vitest: { configFile: 'test/mutation/vitest.config.ts', related: false },
   mutate: [
     'lib/domain/**/*.ts',
-    'lib/app/{fence-step,observe,act,audit,unfence-step,run-loop}.ts',
+    'lib/app/fence/{fence-step,observe,act,audit,run-loop}.ts',
+    'lib/app/unfence/unfence-step.ts',
     // Barrels only re-export: nothing to mutate.
     '!lib/domain/**/index.ts',
   ],

@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import { EcsComputeFencer, ecsCredentialsFromEnv } from '../lib/adapters/alicloud-ecs/index.js';
 import { kubeconfigEndpoint } from '../lib/adapters/kubernetes/access/endpoints.js';
 import { KubeCluster } from '../lib/adapters/kubernetes/index.js';
-import { type WorkflowState, workflowStep } from '../lib/app/workflow-step.js';
+import { type WorkflowState, workflowStep } from '../lib/app/fence/workflow-step.js';
 import { ProviderRegistry } from '../lib/compose.js';
 import { parseAlibabaSettings } from '../lib/config/alibaba-settings.js';
 import { parseOrThrow } from '../lib/config/parse.js';

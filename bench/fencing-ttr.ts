@@ -23,7 +23,7 @@ import { REPO_ROOT } from '../lab/paths.js';
 import { runFencer } from '../lab/scenarios/fencer-process.js';
 import { manualCure, waitLeaseOlderThan, waitNodeNotReady } from '../lab/scenarios/incident.js';
 import { deployStatefulApp, type StatefulApp } from '../lab/scenarios/stateful-app.js';
-import type { RunReport } from '../lib/app/report.js';
+import type { RunReport } from '../lib/app/fence/report.js';
 
 type Mode = 'fencer' | 'fencer --no-accelerate' | 'manual';
 

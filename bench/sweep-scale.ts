@@ -35,7 +35,7 @@ import { bundle } from '../infra/bundling.js';
 import { binDir } from '../lab/build/go-binaries.js';
 import { type Lab, startLab } from '../lab/lab.js';
 import { REPO_ROOT } from '../lab/paths.js';
-import { mapBounded } from '../lib/app/sweep/bounded.js';
+import { mapBounded } from '../lib/app/shared/bounded.js';
 import {
   binderBacklog,
   nodeName,

@@ -21,7 +21,7 @@ import {
   SWEEP_REMEDIATE_PERMISSIONS,
   UNFENCE_PERMISSIONS,
 } from '../lib/adapters/kubernetes/permissions.js';
-import type { FencerDeps } from '../lib/app/deps.js';
+import type { FencerDeps } from '../lib/app/shared/deps.js';
 import type { Permission } from '../lib/domain/access-errors.js';
 import { isKnownOlderThanOutOfService } from '../lib/domain/strategy.js';
 import { createLogger, InMemoryMetrics } from '../lib/observability/index.js';

@@ -6,7 +6,7 @@ import {
   cephRbdSettingsFromEnv,
 } from '../lib/adapters/ceph-rbd/settings.js';
 import type { ApiEndpoint } from '../lib/adapters/kubernetes/api/endpoint.js';
-import type { FencerDeps } from '../lib/app/deps.js';
+import type { FencerDeps } from '../lib/app/shared/deps.js';
 import { composeDeps } from '../lib/compose.js';
 import { parseAlibabaSettings } from '../lib/config/alibaba-settings.js';
 import { controlPlaneLabelsFromEnv } from '../lib/config/control-plane-labels.js';

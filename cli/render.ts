@@ -1,6 +1,6 @@
-import type { StepDecision } from '../lib/app/outcome.js';
-import type { RunReport } from '../lib/app/report.js';
-import type { NodeStatus } from '../lib/app/status.js';
+import type { StepDecision } from '../lib/app/fence/outcome.js';
+import type { RunReport } from '../lib/app/fence/report.js';
+import type { NodeStatus } from '../lib/app/status/status.js';
 
 const since = (start: string, at: string): string =>
   `+${((Date.parse(at) - Date.parse(start)) / 1000).toFixed(1)}s`;

@@ -8,8 +8,8 @@ import { CephRbdStorageFencer, NetworkFenceStorageFencer } from './adapters/ceph
 import type { CephNetworkFenceSettings, CephRbdSettings } from './adapters/ceph-rbd/settings.js';
 import type { ApiEndpoint } from './adapters/kubernetes/api/endpoint.js';
 import { KubeCluster, KubeNetworkFences } from './adapters/kubernetes/index.js';
-import type { FencerDeps } from './app/deps.js';
-import { NO_CHECKPOINTS, nodeCheckpoints, type RunCheckpoints } from './app/run-checkpoint.js';
+import { NO_CHECKPOINTS, nodeCheckpoints, type RunCheckpoints } from './app/fence/run-checkpoint.js';
+import type { FencerDeps } from './app/shared/deps.js';
 import { runCheckpointCodec } from './config/run-checkpoint.js';
 import { type AppLogger, createLogger, InMemoryMetrics } from './observability/index.js';
 import type { Metrics } from './ports/audit.js';

@@ -22,7 +22,7 @@ import type { SeedObject } from '../../lab/etcd-seed.js';
 import type { Lab } from '../../lab/lab.js';
 import { ApiClient } from '../../lib/adapters/kubernetes/api/api-client.js';
 import { KubeCluster } from '../../lib/adapters/kubernetes/index.js';
-import { mapBounded } from '../../lib/app/sweep/bounded.js';
+import { mapBounded } from '../../lib/app/shared/bounded.js';
 import {
   bulkClaim,
   bulkNode,

@@ -70,7 +70,7 @@ export function registerFence(program: Command): void {
         },
         cloud: true,
       });
-      const { runFence } = await import('../../lib/app/run-loop.js');
+      const { runFence } = await import('../../lib/app/fence/run-loop.js');
       const progress = progressHandlers(options.output);
       const picture = options.timelineOut
         ? (await import('../timeline/write.js')).recordRun(deps, node, options.timelineOut, progress)

@@ -30,7 +30,7 @@ export function registerLimits(program: Command): void {
         use: { command: 'limits', set: options.maxInFlight !== undefined },
         cloud: false,
       });
-      const { clusterLimits } = await import('../../lib/app/limits.js');
+      const { clusterLimits } = await import('../../lib/app/status/limits.js');
       const limits = await clusterLimits(deps, options.maxInFlight);
       await printResult(limits, options.output, () =>
         [

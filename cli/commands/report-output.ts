@@ -1,5 +1,5 @@
-import type { StepDecision } from '../../lib/app/outcome.js';
-import type { RunReport } from '../../lib/app/report.js';
+import type { StepDecision } from '../../lib/app/fence/outcome.js';
+import type { RunReport } from '../../lib/app/fence/report.js';
 import { ExitCode } from '../exit-codes.js';
 import type { OutputFormat } from '../options.js';
 import { printResult } from '../print.js';

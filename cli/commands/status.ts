@@ -28,7 +28,7 @@ export function registerStatus(program: Command): void {
       const cloud = Boolean(options.timelineOut);
       const { deps } = await connect(options, { use: { command: 'status', timeline: cloud }, cloud });
       const [{ status }, { renderStatus }] = await Promise.all([
-        import('../../lib/app/status.js'),
+        import('../../lib/app/status/status.js'),
         import('../render.js'),
       ]);
       const rows = await status(deps, node);

@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import type { FencerDeps } from '../../lib/app/deps.js';
+import type { FencerDeps } from '../../lib/app/shared/deps.js';
 import type { FencingStarter } from '../../lib/app/sweep/index.js';
 import { SWEEP_CLASS_SENTENCES } from '../../lib/domain/sweep/classes.js';
 import { EXIT_CODES_HELP, ExitCode } from '../exit-codes.js';
@@ -50,7 +50,7 @@ const inProcessStarter = (deps: FencerDeps, options: SweepOptions, cluster: stri
   async start(node) {
     const [{ parseFenceRequest }, { runFence }] = await Promise.all([
       import('../../lib/config/fence-request.js'),
-      import('../../lib/app/run-loop.js'),
+      import('../../lib/app/fence/run-loop.js'),
     ]);
     const request = parseFenceRequest({
       node,

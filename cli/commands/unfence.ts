@@ -47,7 +47,7 @@ export function registerUnfence(program: Command): void {
       });
       const { connect } = await import('../access.js');
       const { deps } = await connect(options, { use: { command: 'unfence' }, cloud: true });
-      const { runUnfence } = await import('../../lib/app/run-loop.js');
+      const { runUnfence } = await import('../../lib/app/fence/run-loop.js');
       const progress = progressHandlers(options.output);
       const stop = stopOnPermanentError(progress);
       const report = await runUnfence(deps, request, {

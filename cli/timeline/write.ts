@@ -1,8 +1,8 @@
 /** `--timeline-out FILE`: the picture as SVG when FILE ends in .svg, else as an HTML page. */
 import { writeFileSync } from 'node:fs';
-import type { FencerDeps } from '../../lib/app/deps.js';
-import type { StepDecision } from '../../lib/app/outcome.js';
-import type { RunReport } from '../../lib/app/report.js';
+import type { StepDecision } from '../../lib/app/fence/outcome.js';
+import type { RunReport } from '../../lib/app/fence/report.js';
+import type { FencerDeps } from '../../lib/app/shared/deps.js';
 import type { IncidentTimeline } from '../../lib/app/timeline/model.js';
 import { TimelineRecorder } from '../../lib/app/timeline/record.js';
 import { renderTimelineHtml, renderTimelineSvg } from './svg.js';

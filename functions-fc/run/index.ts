@@ -2,10 +2,10 @@
  * The fencing run: one asynchronous task per run (started by a trigger under the run's name), running
  * the shared reconcile loop within the function's time and recording its state on the Node. A crashed
  * or timed-out attempt is retried by Function Compute and continues from that record
- * (lib/app/durable-run.ts). The answer (at most a few KB: FC's destinations carry 64 KB) goes to the
+ * (lib/app/fence/durable-run.ts). The answer (at most a few KB: FC's destinations carry 64 KB) goes to the
  * on-success destination, the outcomes bus.
  */
-import { runFenceDurably } from '../../lib/app/durable-run.js';
+import { runFenceDurably } from '../../lib/app/fence/durable-run.js';
 import { runCheckpoints } from '../../lib/compose.js';
 import { parseOrThrow } from '../../lib/config/parse.js';
 import { fcHandler } from '../shared/fc-context.js';

@@ -5,10 +5,10 @@
  * Compute retries it and the next attempt continues the run.
  */
 import * as z from 'zod';
-import type { DurableRunReport } from '../../lib/app/durable-run.js';
+import type { DurableRunReport } from '../../lib/app/fence/durable-run.js';
 import { runInputSchema, runSealSchema } from '../../lib/config/step-state.js';
 
-/** A run name as lib/app/start-run.ts makes them. */
+/** A run name as lib/app/triggers/start-run.ts makes them. */
 export const fcRunInputSchema = runInputSchema.extend({
   runName: z.string().regex(/^[A-Za-z0-9_-]{1,77}$/, 'not a run name'),
   /** The run's checkpoint secret, made when the task was started; absent from tasks of older versions. */

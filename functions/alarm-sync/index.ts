@@ -1,5 +1,5 @@
 /** Scheduled: keeps one EC2 status-check alarm per node of the cluster (opt-in, `statusCheckAlarms`). */
-import { type StatusAlarmReport, syncStatusAlarms } from '../../lib/app/status-alarms.js';
+import { type StatusAlarmReport, syncStatusAlarms } from '../../lib/app/triggers/status-alarms.js';
 import { parseOrThrow } from '../../lib/config/parse.js';
 import { scheduledEventSchema } from '../../lib/config/scheduled-event.js';
 import { alarmDeps } from '../shared/alarm-runtime.js';

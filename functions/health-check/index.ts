@@ -1,5 +1,5 @@
 /** The scheduled health check: fences nodes NotReady too long that still hold ReadWriteOnce volumes. */
-import { type HealthCheckReport, healthCheck } from '../../lib/app/health-check.js';
+import { type HealthCheckReport, healthCheck } from '../../lib/app/triggers/health-check.js';
 import { controlPlaneLabelsFromEnv } from '../../lib/config/control-plane-labels.js';
 import { parseOrThrow } from '../../lib/config/parse.js';
 import { scheduledEventSchema } from '../../lib/config/scheduled-event.js';

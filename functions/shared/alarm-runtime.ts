@@ -5,7 +5,7 @@
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { CloudWatchStatusAlarms } from '../../lib/adapters/aws-cloudwatch/index.js';
 import { KubeCluster } from '../../lib/adapters/kubernetes/index.js';
-import type { StatusAlarmDeps } from '../../lib/app/status-alarms.js';
+import type { StatusAlarmDeps } from '../../lib/app/triggers/status-alarms.js';
 import { parseEvaluationMinutes } from '../../lib/config/alarm-settings.js';
 import { log, metrics, perConnection, settings } from './connection.js';
 import { providerIdReaders } from './provider-ids.js';

@@ -6,8 +6,8 @@
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SFN_CLIENT_DEFAULTS, SfnWorkflow } from '../../lib/adapters/aws-sfn/index.js';
 import { KubeCluster } from '../../lib/adapters/kubernetes/index.js';
-import { NodeIndex } from '../../lib/app/node-index.js';
-import type { TriggerDeps, TriggerSettings } from '../../lib/app/triggers.js';
+import { NodeIndex } from '../../lib/app/triggers/node-index.js';
+import type { TriggerDeps, TriggerSettings } from '../../lib/app/triggers/triggers.js';
 import { log, metrics, perConnection, settings } from './connection.js';
 import { providerIdReaders } from './provider-ids.js';
 import { traced } from './tracing.js';
@@ -27,7 +27,7 @@ const workflow = new SfnWorkflow({
   stateMachineArn: settings.stateMachineArn,
   client: traced(new SFNClient({ ...SFN_CLIENT_DEFAULTS, region: settings.region })),
 });
-/** Kept for the life of the container (see lib/app/node-index.ts). */
+/** Kept for the life of the container (see lib/app/triggers/node-index.ts). */
 const nodeIndex = new NodeIndex();
 
 /** The triggers' dependencies, with a live cluster connection. */

@@ -1,5 +1,5 @@
 /** The Step Functions task: one reconcile step of a fencing run (observe, decide, act once, audit). */
-import { type WorkflowState, workflowStep } from '../../lib/app/workflow-step.js';
+import { type WorkflowState, workflowStep } from '../../lib/app/fence/workflow-step.js';
 import { runCheckpoints } from '../../lib/compose.js';
 import { parseOrThrow } from '../../lib/config/parse.js';
 import { stepStateSchema } from '../../lib/config/step-state.js';

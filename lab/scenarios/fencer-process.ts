@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RunReport } from '../../lib/app/report.js';
+import type { RunReport } from '../../lib/app/fence/report.js';
 import type { Lab } from '../lab.js';
 import { REPO_ROOT } from '../paths.js';
 

@@ -12,7 +12,7 @@ import {
   type ParsedTrigger,
   type Rejection,
   RejectReason,
-} from '../app/trigger-types.js';
+} from '../app/triggers/trigger-types.js';
 import { ValidationError } from '../domain/errors.js';
 import { TriggerSource } from '../ports/workflow.js';
 import { issuesOf, nodeUnreachableDetail, rejection } from './trigger-parsing.js';

@@ -10,7 +10,7 @@ import {
   type ParsedTrigger,
   type Rejection,
   RejectReason,
-} from '../app/trigger-types.js';
+} from '../app/triggers/trigger-types.js';
 import { TRIGGER_RECORD_LIMITS, TriggerSource } from '../ports/workflow.js';
 import { issuesOf, nodeUnreachableDetail, rejection } from './trigger-parsing.js';
 

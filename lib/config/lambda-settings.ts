@@ -3,7 +3,7 @@
  * sets them (infra/constructs/fencer-function.ts); a test sets them to point at the lab.
  */
 import * as z from 'zod';
-import { DEFAULT_MAX_RUNS_PER_EVENT } from '../app/trigger-types.js';
+import { DEFAULT_MAX_RUNS_PER_EVENT } from '../app/triggers/trigger-types.js';
 import { clusterName, fenceRequestSchema } from './fence-request.js';
 
 /** Runs one event may start: at least one, and few enough that an event never starts a fleet's worth. */
@@ -68,7 +68,7 @@ export interface LambdaSettings {
   readonly stateMachineArn?: string;
   readonly requestDefaults: z.infer<typeof requestDefaultsSchema>;
   readonly notReadyThresholdSeconds: number;
-  /** Runs one event may start (lib/app/triggers.ts). */
+  /** Runs one event may start (lib/app/triggers/triggers.ts). */
   readonly maxRunsPerEvent: number;
 }
 

@@ -1,4 +1,4 @@
-import type { NodeTrigger } from '../app/trigger-types.js';
+import type { NodeTrigger } from '../app/triggers/trigger-types.js';
 import type { FenceRequest } from '../domain/request.js';
 import { TriggerSource } from '../ports/workflow.js';
 

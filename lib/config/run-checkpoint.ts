@@ -1,5 +1,5 @@
 /**
- * The checkpoint a run without a workflow engine keeps on its Node (lib/app/run-checkpoint.ts), written
+ * The checkpoint a run without a workflow engine keeps on its Node (lib/app/fence/run-checkpoint.ts), written
  * and read back as a sealed record. Anyone who may patch the Node may write that annotation (the node's
  * own kubelet among them), and run ids are derived from what anyone can see, so a checkpoint proves
  * nothing by its content (SAFETY.md rule 2): it is continued from only when its seal, an HMAC-SHA256
@@ -12,7 +12,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
-import type { CheckpointCodec, RunCheckpoint } from '../app/run-checkpoint.js';
+import type { CheckpointCodec, RunCheckpoint } from '../app/fence/run-checkpoint.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { ValidationError } from '../domain/errors.js';
 import { assertHistory, type RunHistory } from '../domain/history.js';

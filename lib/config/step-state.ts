@@ -93,7 +93,7 @@ export const runHistorySchema = z
     storageFenceRequestedAt: h.storageFenceRequestedAt ?? null,
   }));
 
-/** The last step's decision (lib/app/outcome.ts); only what the next step reads is checked closely. */
+/** The last step's decision (lib/app/fence/outcome.ts); only what the next step reads is checked closely. */
 export const stepDecisionSchema = z.looseObject({
   at: iso,
   phase: z.enum(Phase),

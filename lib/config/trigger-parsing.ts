@@ -4,7 +4,7 @@
  * says an event is not a trigger.
  */
 import * as z from 'zod';
-import type { Rejection, RejectReason } from '../app/trigger-types.js';
+import type { Rejection, RejectReason } from '../app/triggers/trigger-types.js';
 import type { TriggerSource } from '../ports/workflow.js';
 import { clusterName, nodeName } from './fence-request.js';
 

@@ -1,6 +1,6 @@
 /**
  * JSON with every object's keys in one order, so that two values that are equal as data have one text:
- * what a request is compared by (lib/app/run-checkpoint.ts) and what a checkpoint's seal is computed over
+ * what a request is compared by (lib/app/fence/run-checkpoint.ts) and what a checkpoint's seal is computed over
  * (lib/config/run-checkpoint.ts).
  */
 export function canonicalJson(value: unknown): string {

@@ -13,7 +13,7 @@ import type { Lab } from '../../lab/lab.js';
 import { waitForRecovery, waitPodTerminating } from '../../lab/scenarios/incident.js';
 import { attachmentsOf, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
 import { LAB_VERSIONS } from '../../lab/versions.js';
-import type { RunReport } from '../../lib/app/report.js';
+import type { RunReport } from '../../lib/app/fence/report.js';
 import { labWithCutNode } from '../support/cut-node.js';
 import { describeVolumeAttachments } from '../support/ec2.js';
 import { runFencer } from '../support/fencer-cli.js';

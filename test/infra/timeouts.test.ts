@@ -12,8 +12,8 @@ import { STEP_TIMEOUT, TRIGGER_TIMEOUT } from '../../infra/constructs/cluster-fe
 import { EC2_CLIENT_DEFAULTS } from '../../lib/adapters/aws-ec2/index.js';
 import { EKS_CLIENT_DEFAULTS } from '../../lib/adapters/aws-eks/index.js';
 import { SFN_CLIENT_DEFAULTS } from '../../lib/adapters/aws-sfn/index.js';
-import { ACTION_BUDGET_MS } from '../../lib/app/act.js';
-import { PROVIDER_BUDGET_MS } from '../../lib/app/observe.js';
+import { ACTION_BUDGET_MS } from '../../lib/app/fence/act.js';
+import { PROVIDER_BUDGET_MS } from '../../lib/app/fence/observe.js';
 import { stateMachineDefinition, synth } from '../support/synth.js';
 
 /** A `Retry-After` hint may lengthen one backoff by up to this much (StandardRetryStrategy). */

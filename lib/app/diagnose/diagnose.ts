@@ -6,7 +6,7 @@
 import { findBlocker } from '../../domain/diagnose/blocker.js';
 import type { Diagnosis, EventLine, TreeNode, VolumeFact } from '../../domain/diagnose/model.js';
 import { volumeNotes } from '../../domain/diagnose/notes.js';
-import type { FencerDeps } from '../deps.js';
+import type { FencerDeps } from '../shared/deps.js';
 import { Chain, nodeFact } from './chain.js';
 import { followAttachment, followClaim, followPv } from './follow.js';
 import { instanceTree, nodeTree, podFact, podTree } from './tree.js';

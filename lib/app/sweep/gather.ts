@@ -6,9 +6,9 @@
 import { OUT_OF_SERVICE_TAINT } from '../../domain/node-marks.js';
 import type { SweepSnapshot, SweepThresholds } from '../../domain/sweep/model.js';
 import type { NodeView, PersistentVolumeClaimView, PodView } from '../../ports/cluster.js';
-import type { FencerDeps } from '../deps.js';
-import { CLAIM_TTL_SECONDS } from '../fence-step.js';
-import { mapBounded } from './bounded.js';
+import { CLAIM_TTL_SECONDS } from '../fence/fence-step.js';
+import { mapBounded } from '../shared/bounded.js';
+import type { FencerDeps } from '../shared/deps.js';
 
 /** Reads in flight at once when a sweep fans out per node or per namespace. */
 const FAN_OUT = 4;

@@ -10,8 +10,8 @@ import type { InstanceRef, PowerEvidence } from '../../domain/instance.js';
 import type { Fallible } from '../../domain/observation.js';
 import type { CrossCheck, DiskFact, FindingDraft } from '../../domain/sweep/index.js';
 import type { ComputeFencer } from '../../ports/compute-fencer.js';
-import type { FencerDeps } from '../deps.js';
-import { mapBounded } from './bounded.js';
+import { mapBounded } from '../shared/bounded.js';
+import type { FencerDeps } from '../shared/deps.js';
 
 /** Drivers whose disks belong to a provider, for disks no machine hint routes (the node is gone). */
 export const DRIVER_PROVIDER_IDS: Readonly<Record<string, string>> = {

@@ -8,8 +8,8 @@ import { SweepClass } from '../../domain/sweep/classes.js';
 import type { Finding, RemediationResult } from '../../domain/sweep/finding.js';
 import { fencingBudget, judgeVolumeAttachmentDeletion, SweepReason } from '../../domain/sweep/remediation.js';
 import type { SweepIndex } from '../../domain/sweep/sweep-index.js';
-import type { FencerDeps } from '../deps.js';
-import { mapBounded } from './bounded.js';
+import { mapBounded } from '../shared/bounded.js';
+import type { FencerDeps } from '../shared/deps.js';
 import { crossCheckFindings } from './provider-check.js';
 import type { SweepRequest } from './report.js';
 

@@ -9,7 +9,7 @@ import { classify, conclude } from '../../domain/sweep/classify.js';
 import { crossCheckFault } from '../../domain/sweep/cross-check.js';
 import type { Finding } from '../../domain/sweep/finding.js';
 import { indexSnapshot } from '../../domain/sweep/sweep-index.js';
-import type { FencerDeps } from '../deps.js';
+import type { FencerDeps } from '../shared/deps.js';
 import { keepFencesAlive } from './fence-upkeep.js';
 import { gatherSnapshot } from './gather.js';
 import { crossCheckFindings } from './provider-check.js';

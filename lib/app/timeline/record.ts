@@ -3,9 +3,10 @@
  * step and when it ends (one reading at a time, behind the run, never in its way), the steps as marks,
  * and the evidence the run acted on (the proof of off, the taint) at the moments the report gives.
  */
-import type { FencerDeps } from '../deps.js';
-import type { StepDecision } from '../outcome.js';
-import type { RunReport } from '../report.js';
+
+import type { StepDecision } from '../fence/outcome.js';
+import type { RunReport } from '../fence/report.js';
+import type { FencerDeps } from '../shared/deps.js';
 import { type IncidentTimeline, type LaneKey, lanesFromSamples, type Mark, type Sample } from './model.js';
 import { sampleNode } from './sample.js';
 

@@ -7,7 +7,7 @@
 import type { DiskAttachment, PowerEvidence } from '../../domain/instance.js';
 import { OUT_OF_SERVICE_TAINT } from '../../domain/node-marks.js';
 import type { NodeView, PodView, VolumeAttachmentView } from '../../ports/cluster.js';
-import type { FencerDeps } from '../deps.js';
+import type { FencerDeps } from '../shared/deps.js';
 import type { LaneState, Sample } from './model.js';
 
 const UNKNOWN: LaneState = { state: 'unknown', tone: 'unknown' };

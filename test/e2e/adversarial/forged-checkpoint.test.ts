@@ -20,7 +20,7 @@ import { waitNodeNotReady } from '../../../lab/scenarios/incident.js';
 import { taskIdOf } from '../../../lib/adapters/alicloud-fc/index.js';
 import { kubeconfigEndpoint } from '../../../lib/adapters/kubernetes/access/endpoints.js';
 import { KubeCluster } from '../../../lib/adapters/kubernetes/index.js';
-import { incidentOf, runName } from '../../../lib/app/start-run.js';
+import { incidentOf, runName } from '../../../lib/app/triggers/start-run.js';
 import { LEASE_GRACE_SECONDS } from '../../support/cut-node.js';
 import { ecsStatus, fencerStopsOf } from '../../support/ecs.js';
 import { type DeployedFunctions, deployFunctions } from '../../support/fc-functions.js';

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerIdReaders } from '../../../functions/shared/provider-ids.js';
 import { type Ec2Emulator, startEc2Emulator } from '../../../lab/ec2-emulator.js';
 import { CloudWatchStatusAlarms, statusAlarmPrefix } from '../../../lib/adapters/aws-cloudwatch/index.js';
-import { type StatusAlarmDeps, syncStatusAlarms } from '../../../lib/app/status-alarms.js';
+import { type StatusAlarmDeps, syncStatusAlarms } from '../../../lib/app/triggers/status-alarms.js';
 import { InMemoryMetrics } from '../../../lib/observability/index.js';
 import type { NodeView } from '../../../lib/ports/cluster.js';
 import { node } from '../../unit/functions/support/fakes.js';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { exitCodeFor } from '../../../cli/commands/report-output.js';
-import type { RunReport } from '../../../lib/app/report.js';
+import type { RunReport } from '../../../lib/app/fence/report.js';
 
 const report = (outcome: RunReport['outcome'], reason: RunReport['reason']) =>
   ({ outcome, reason }) as unknown as RunReport;

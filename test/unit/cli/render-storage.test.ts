@@ -1,7 +1,7 @@
 /** The run report of a node fenced at the storage layer: the blocklist proof, its milestones and timings. */
 import { describe, expect, it } from 'vitest';
 import { renderReport } from '../../../cli/render.js';
-import { buildReport } from '../../../lib/app/report.js';
+import { buildReport } from '../../../lib/app/fence/report.js';
 import { startRun } from '../../../lib/domain/history.js';
 
 const entry = { kind: 'range' as const, entry: '10.0.1.23/32', source: 'InternalIP 10.0.1.23' };

@@ -3,7 +3,7 @@
  * page each follows): optional fields may be missing, lists may be as long as the service allows.
  */
 import { describe, expect, it } from 'vitest';
-import { RejectReason } from '../../../lib/app/trigger-types.js';
+import { RejectReason } from '../../../lib/app/triggers/trigger-types.js';
 import { MAX_ALARM_METRICS, parseEvent } from '../../../lib/config/events.js';
 import {
   ALARM_INSTANCES,

@@ -5,7 +5,7 @@
  * (Its speed is printed by bench/router.ts, never asserted here.)
  */
 import { describe, expect, it } from 'vitest';
-import { NodeIndex } from '../../../lib/app/node-index.js';
+import { NodeIndex } from '../../../lib/app/triggers/node-index.js';
 import {
   failIfStartsFailed,
   RunStartError,
@@ -13,7 +13,7 @@ import {
   STATE_CHANGE_INDEX_MAX_AGE_MS,
   type TriggerDeps,
   type TriggerSettings,
-} from '../../../lib/app/triggers.js';
+} from '../../../lib/app/triggers/triggers.js';
 import { parseEvent } from '../../../lib/config/events.js';
 import { ProviderApiError } from '../../../lib/domain/errors.js';
 import type { FenceRunInput, StartResult } from '../../../lib/ports/workflow.js';

@@ -1,6 +1,6 @@
 /** The scheduled health check: who it fences, who it leaves alone, and the blast-radius limits. */
 import { describe, expect, it } from 'vitest';
-import { type HealthCheckSettings, healthCheck } from '../../../lib/app/health-check.js';
+import { type HealthCheckSettings, healthCheck } from '../../../lib/app/triggers/health-check.js';
 import { INSTANCE_A, INSTANCE_B } from './support/aws-events.js';
 import { fakeDeps, node, pv, REQUEST_DEFAULTS, va } from './support/fakes.js';
 

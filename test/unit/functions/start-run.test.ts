@@ -1,6 +1,6 @@
 /** Run names: deterministic per (request, incident), readable, within Step Functions' limits. */
 import { describe, expect, it } from 'vitest';
-import { incidentOf, runName } from '../../../lib/app/start-run.js';
+import { incidentOf, runName } from '../../../lib/app/triggers/start-run.js';
 import { node, REQUEST_DEFAULTS } from './support/fakes.js';
 
 const request = { ...REQUEST_DEFAULTS, node: 'node-a', cluster: 'prod' };

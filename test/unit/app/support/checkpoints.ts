@@ -1,5 +1,5 @@
 /** The checkpoints of one test run, sealed as the deployed runners seal them (lib/config/run-checkpoint.ts). */
-import { type CheckpointCodec, nodeCheckpoints } from '../../../../lib/app/run-checkpoint.js';
+import { type CheckpointCodec, nodeCheckpoints } from '../../../../lib/app/fence/run-checkpoint.js';
 import { runCheckpointCodec } from '../../../../lib/config/run-checkpoint.js';
 
 /** The test run's secret, as a Function Compute task or a Step Functions execution would carry one. */

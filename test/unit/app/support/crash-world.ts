@@ -6,7 +6,7 @@
  * world, not in the dependencies: a crashed attempt loses its memory, the world keeps what it wrote.
  */
 import { withTaint } from '../../../../lib/adapters/kubernetes/taints.js';
-import type { FencerDeps } from '../../../../lib/app/deps.js';
+import type { FencerDeps } from '../../../../lib/app/shared/deps.js';
 import { ConflictError } from '../../../../lib/domain/errors.js';
 import { DEFAULT_LIMITS, type FenceRequest } from '../../../../lib/domain/index.js';
 import { InMemoryMetrics } from '../../../../lib/observability/index.js';

@@ -3,7 +3,7 @@
  * reads, a machine as the provider's one read describes it, and a Ceph storage fencer that records what
  * it was asked to verify.
  */
-import type { FencerDeps } from '../../../../lib/app/deps.js';
+import type { FencerDeps } from '../../../../lib/app/shared/deps.js';
 import type { PowerEvidence } from '../../../../lib/domain/instance.js';
 import { InMemoryMetrics } from '../../../../lib/observability/index.js';
 import type { Cluster, NodeView, PodView, VolumeAttachmentView } from '../../../../lib/ports/cluster.js';

@@ -1,5 +1,5 @@
 /** In-memory Cluster and ComputeFencer for the sweep use case: only what a sweep reads and writes. */
-import type { FencerDeps } from '../../../../lib/app/deps.js';
+import type { FencerDeps } from '../../../../lib/app/shared/deps.js';
 import type { DiskState } from '../../../../lib/domain/disk.js';
 import type { InstanceRef, PowerEvidence } from '../../../../lib/domain/instance.js';
 import { InMemoryMetrics } from '../../../../lib/observability/index.js';

@@ -14,7 +14,7 @@
  *   nothing corroborates it), may never have been seen alive, or may hold a pod that tolerates the taint.
  */
 import { withoutTaint, withTaint } from '../../../../lib/adapters/kubernetes/taints.js';
-import { toObservedNode, toPortTaint } from '../../../../lib/app/observe.js';
+import { toObservedNode, toPortTaint } from '../../../../lib/app/fence/observe.js';
 import type {
   Action,
   DiskAttachment,
@@ -239,7 +239,7 @@ function withDrivers(
 
 /**
  * What the storage cluster lists for the node, when a storage fencer serves its images, its record, or
- * the run that committed to fencing its storage (as the app asks: lib/app/observe.ts `withStorage`).
+ * the run that committed to fencing its storage (as the app asks: lib/app/fence/observe.ts `withStorage`).
  */
 function observeStorage(
   state: SimState,
