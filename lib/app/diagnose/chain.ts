@@ -14,8 +14,8 @@ import type {
   VolumeAttachmentView,
 } from '../../ports/cluster.js';
 import type { ComputeFencer } from '../../ports/compute-fencer.js';
-import { parseFenceRecord } from '../fence/observe.js';
 import type { FencerDeps } from '../shared/deps.js';
+import { parseFenceRecord } from '../shared/node-marks.js';
 import { DRIVER_PROVIDER_IDS } from '../sweep/provider-check.js';
 
 /** Events shown per object. */

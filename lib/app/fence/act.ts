@@ -4,7 +4,7 @@ import { FENCER_ANNOTATION } from '../../domain/node-marks.js';
 import { Reason } from '../../domain/reasons.js';
 import type { ComputeFencer } from '../../ports/compute-fencer.js';
 import type { FencerDeps } from '../shared/deps.js';
-import { toPortTaint } from './observe.js';
+import { toPortTaint } from '../shared/node-marks.js';
 
 /** How many deletions run at once: enough to be quick, few enough not to flood the API server. */
 const DELETE_CONCURRENCY = 5;

@@ -11,7 +11,6 @@ import type {
   ObservedStorage,
   ObservedVolumeAttachment,
   ObservedWorkload,
-  ProviderFault,
 } from '../../domain/observation.js';
 import { holdersCoveredBy } from '../../domain/rules/storage-witness.js';
 import {
@@ -28,6 +27,7 @@ import type {
   StorageWitness,
 } from '../../ports/storage-fencer.js';
 import type { FencerDeps } from '../shared/deps.js';
+import { storageFaultOf } from '../shared/faults.js';
 
 /** The storage fencer that isolates volumes of `driver`, if one is configured. */
 export const storageFencerFor = (deps: FencerDeps, driver: string | null): StorageFencer | null =>
@@ -107,15 +107,6 @@ function declaredOf(view: NodeView | undefined): { declared: string[]; declaredE
     : { declared: [], declaredError: parsed.error };
 }
 
-const faultOf = (err: unknown): ProviderFault => {
-  const e = err as Error & { fault?: unknown };
-  return {
-    name: e?.name ?? 'Error',
-    message: e?.message ?? String(err),
-    ...(typeof e?.fault === 'string' ? { code: e.fault } : {}),
-  };
-};
-
 /**
  * The node's storage isolation as the storage cluster sees it now, or `null` when no configured storage
  * fencer serves any of `drivers` (the node's images, or those its fence record blocklisted).
@@ -158,7 +149,7 @@ export async function observeStorage(
     blocklist = { ok: true, value: evidence };
     daemons = read;
   } catch (err) {
-    blocklist = { ok: false, error: faultOf(err) };
+    blocklist = { ok: false, error: storageFaultOf(err) };
   }
   // What would be blocklisted: the fencer's plan when it answered, else the node's own addresses.
   const entries = blocklist.ok
@@ -240,7 +231,7 @@ async function readHolders(
       ...(extra.unfound.length > 0 ? { unwitnessed: extra.unfound } : {}),
     };
   } catch (err) {
-    return { holders: { ok: false, error: faultOf(err) } };
+    return { holders: { ok: false, error: storageFaultOf(err) } };
   }
 }
 

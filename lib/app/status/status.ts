@@ -1,7 +1,7 @@
 import { type FenceRecord, OUT_OF_SERVICE_TAINT, outOfServiceState } from '../../domain/node-marks.js';
 import { CLAIM_TTL_SECONDS } from '../../domain/timing.js';
-import { parseFenceRecord, toTaintSnapshot } from '../fence/observe.js';
 import type { FencerDeps } from '../shared/deps.js';
+import { parseFenceRecord, toTaintSnapshot } from '../shared/node-marks.js';
 
 /** One node as an operator needs to see it during an incident. */
 export interface NodeStatus {

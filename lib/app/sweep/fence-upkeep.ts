@@ -16,8 +16,9 @@ import { type FenceRecord, outOfServiceState } from '../../domain/node-marks.js'
 import type { Fallible } from '../../domain/observation.js';
 import type { NodeView } from '../../ports/cluster.js';
 import type { StorageFencer } from '../../ports/storage-fencer.js';
-import { faultOf, parseFenceRecord, toTaintSnapshot } from '../fence/observe.js';
 import type { FencerDeps } from '../shared/deps.js';
+import { faultOf } from '../shared/faults.js';
+import { parseFenceRecord, toTaintSnapshot } from '../shared/node-marks.js';
 
 /** Bounds one node's storage and provider calls: a sweep must not hang on one fence. */
 const CALL_BUDGET_MS = 20_000;

@@ -6,8 +6,8 @@
  * among them). A lane shows nothing for a time nothing remembers: the picture never guesses.
  */
 import { OUT_OF_SERVICE_TAINT } from '../../domain/node-marks.js';
-import { parseFenceRecord } from '../fence/observe.js';
 import type { FencerDeps } from '../shared/deps.js';
+import { parseFenceRecord } from '../shared/node-marks.js';
 import type { IncidentTimeline, LaneKey, LaneState, Mark, Sample } from './model.js';
 import { lanesFromSamples } from './model.js';
 import { nodeState, sampleNode } from './sample.js';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProviderApiError as EcsProviderApiError } from '../../../../lib/adapters/alicloud-ecs/errors.js';
 import { ProviderApiError as Ec2ProviderApiError } from '../../../../lib/adapters/aws-ec2/errors.js';
-import { faultOf } from '../../../../lib/app/fence/observe.js';
+import { faultOf } from '../../../../lib/app/shared/faults.js';
 
 describe('faultOf', () => {
   it('marks an error the ECS adapter judged a credentials problem as permanent credentials', () => {

@@ -6,8 +6,9 @@
  * fakes; the same attacks against the lab's API server are test/e2e/adversarial/.
  */
 import { describe, expect, it } from 'vitest';
-import { observe, parseFenceRecord, withFreshNode } from '../../../../lib/app/fence/observe.js';
+import { observe, withFreshNode } from '../../../../lib/app/fence/observe.js';
 import type { FencerDeps } from '../../../../lib/app/shared/deps.js';
+import { parseFenceRecord } from '../../../../lib/app/shared/node-marks.js';
 import { ProviderIdError } from '../../../../lib/domain/errors.js';
 import type { InstanceRef } from '../../../../lib/domain/instance.js';
 import { InMemoryMetrics } from '../../../../lib/observability/index.js';

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { observe, parseFenceRecord, toObservedNode } from '../../../../lib/app/fence/observe.js';
+import { observe } from '../../../../lib/app/fence/observe.js';
+import { toObservedNode } from '../../../../lib/app/fence/observe-node.js';
+import { parseFenceRecord } from '../../../../lib/app/shared/node-marks.js';
 import { isolationPlan } from '../../../../lib/domain/isolation.js';
 import type { NodeView } from '../../../../lib/ports/cluster.js';
 import type { StorageFenceTarget } from '../../../../lib/ports/storage-fencer.js';

@@ -14,7 +14,8 @@
  *   nothing corroborates it), may never have been seen alive, or may hold a pod that tolerates the taint.
  */
 import { withoutTaint, withTaint } from '../../../../lib/adapters/kubernetes/taints.js';
-import { toObservedNode, toPortTaint } from '../../../../lib/app/fence/observe.js';
+import { toObservedNode } from '../../../../lib/app/fence/observe-node.js';
+import { toPortTaint } from '../../../../lib/app/shared/node-marks.js';
 import type {
   Action,
   DiskAttachment,
