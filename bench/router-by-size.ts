@@ -11,7 +11,7 @@
  */
 
 import { NodeIndex } from '../lib/app/triggers/node-index.js';
-import { routeTrigger, type TriggerDeps, type TriggerSettings } from '../lib/app/triggers/triggers.js';
+import { routeTrigger, type TriggerDeps, type TriggerSettings } from '../lib/app/triggers/index.js';
 import { parseEvent } from '../lib/config/events.js';
 import type { NodeView, VolumeAttachmentView } from '../lib/ports/cluster.js';
 import { ec2StateChange } from '../test/unit/functions/support/aws-events.js';

@@ -7,7 +7,7 @@
  * against the cluster's size (bench/router-by-size.ts). Usage: npm run bench:router [-- --runs 7 --sizes 500,2000,5000]
  */
 import { parseArgs } from 'node:util';
-import { routeTrigger, type TriggerDeps, type TriggerSettings } from '../lib/app/triggers/triggers.js';
+import { routeTrigger, type TriggerDeps, type TriggerSettings } from '../lib/app/triggers/index.js';
 import { parseEvent } from '../lib/config/events.js';
 import { createCloudWatchMetrics, createLogger } from '../lib/observability/index.js';
 import { captureOutput } from '../test/support/output.js';

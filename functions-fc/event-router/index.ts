@@ -3,7 +3,7 @@
  * node holds volumes, ECS system events (host failures, maintenance), and the project's own
  * `kube-fencer:Node:Unreachable`. One event or a batch; each rejection is counted with its reason.
  */
-import { failIfStartsFailed, routeTrigger, type TriggerOutcome } from '../../lib/app/triggers/triggers.js';
+import { failIfStartsFailed, routeTrigger, type TriggerOutcome } from '../../lib/app/triggers/index.js';
 import { parseAlibabaEvents } from '../../lib/config/alibaba-events.js';
 import { fcHandler } from '../shared/fc-context.js';
 import { settings, telemetry, triggerDeps, triggerSettings } from '../shared/runtime.js';

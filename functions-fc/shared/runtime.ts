@@ -14,7 +14,7 @@ import { kubeconfigEndpoint } from '../../lib/adapters/kubernetes/access/endpoin
 import type { ApiEndpoint } from '../../lib/adapters/kubernetes/api/endpoint.js';
 import { KubeCluster } from '../../lib/adapters/kubernetes/kube-cluster.js';
 import type { FencerDeps } from '../../lib/app/shared/deps.js';
-import type { ProviderIdReaders, TriggerDeps, TriggerSettings } from '../../lib/app/triggers/triggers.js';
+import type { ProviderIdReaders, TriggerDeps, TriggerSettings } from '../../lib/app/triggers/index.js';
 import { ProviderRegistry } from '../../lib/compose.js';
 import { parseAlibabaSettings } from '../../lib/config/alibaba-settings.js';
 import { controlPlaneLabelsFromEnv } from '../../lib/config/control-plane-labels.js';

@@ -4,7 +4,7 @@
  */
 
 import { type FencingStarter, type SweepReport, sweep } from '../../lib/app/sweep/index.js';
-import { startForNode } from '../../lib/app/triggers/triggers.js';
+import { startForNode } from '../../lib/app/triggers/index.js';
 import { fcTimerEventSchema, timerEventId } from '../../lib/config/alibaba-events.js';
 import { parseOrThrow } from '../../lib/config/parse.js';
 import { parseSweepSettings } from '../../lib/config/sweep-settings.js';

@@ -2,7 +2,7 @@
  * EventBridge → fencing runs: EC2 status-check alarms, AWS Health EC2 issues, EC2 instances that
  * stopped or terminated, and the project's own `Node Unreachable` event.
  */
-import { failIfStartsFailed, routeTrigger, type TriggerOutcome } from '../../lib/app/triggers/triggers.js';
+import { failIfStartsFailed, routeTrigger, type TriggerOutcome } from '../../lib/app/triggers/index.js';
 import { parseEvent } from '../../lib/config/events.js';
 import { telemetry } from '../shared/connection.js';
 import { eventIdOf, fencerHandler } from '../shared/handler.js';

@@ -1,5 +1,5 @@
 /** The manual invoke: the same request as `fencer fence`, started as a Step Functions run. */
-import { failIfStartsFailed, routeTrigger, type TriggerOutcome } from '../../lib/app/triggers/triggers.js';
+import { failIfStartsFailed, routeTrigger, type TriggerOutcome } from '../../lib/app/triggers/index.js';
 import { fenceRequestSchema } from '../../lib/config/fence-request.js';
 import { manualTrigger } from '../../lib/config/manual.js';
 import { parseOrThrow } from '../../lib/config/parse.js';

@@ -1,5 +1,5 @@
 import { parseAwsProviderId } from '../../lib/adapters/aws-ec2/provider-id.js';
-import type { ProviderIdReaders } from '../../lib/app/triggers/triggers.js';
+import type { ProviderIdReaders } from '../../lib/app/triggers/index.js';
 
 const aws = { parseProviderId: parseAwsProviderId };
 

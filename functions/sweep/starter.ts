@@ -8,7 +8,7 @@ import { TriggerSource } from '../../lib/ports/workflow.js';
 
 export async function stepFunctionsStarter(eventId: string): Promise<FencingStarter> {
   const [{ startForNode }, { triggerDeps, triggerSettings }] = await Promise.all([
-    import('../../lib/app/triggers/triggers.js'),
+    import('../../lib/app/triggers/index.js'),
     import('../shared/trigger-runtime.js'),
   ]);
   const deps = await triggerDeps();

@@ -31,7 +31,7 @@ export const sweepScheduleSchema = z
 /** The event router's bounds. */
 export const routerBoundsSchema = z
   .object({
-    /** Runs one event may start (lib/app/triggers/triggers.ts); the rest are refused together. */
+    /** Runs one event may start (lib/app/triggers/route-trigger.ts); the rest are refused together. */
     maxRunsPerEvent: z.number().int().min(1).max(1000).default(10),
     /** Router invocations at once: a burst of events queues instead of hammering the API server. */
     concurrency: z.number().int().min(1).max(100).default(2),

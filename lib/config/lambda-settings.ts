@@ -68,7 +68,7 @@ export interface LambdaSettings {
   readonly stateMachineArn?: string;
   readonly requestDefaults: z.infer<typeof requestDefaultsSchema>;
   readonly notReadyThresholdSeconds: number;
-  /** Runs one event may start (lib/app/triggers/triggers.ts). */
+  /** Runs one event may start (lib/app/triggers/route-trigger.ts). */
   readonly maxRunsPerEvent: number;
 }
 

@@ -23,7 +23,7 @@ import { waitForRecovery, waitLeaseOlderThan, waitNodeNotReady } from '../../lab
 import { attachmentsOf, deployStatefulApp, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
 import { kubeconfigEndpoint } from '../../lib/adapters/kubernetes/access/endpoints.js';
 import { KubeCluster } from '../../lib/adapters/kubernetes/index.js';
-import { routeTrigger, type TriggerDeps } from '../../lib/app/triggers/triggers.js';
+import { routeTrigger, type TriggerDeps } from '../../lib/app/triggers/index.js';
 import { parseEvent } from '../../lib/config/events.js';
 import { requestDefaultsSchema } from '../../lib/config/lambda-settings.js';
 import { OUT_OF_SERVICE_TAINT } from '../../lib/domain/node-marks.js';

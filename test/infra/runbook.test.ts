@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { FC_FUNCTIONS } from '../../infra-alicloud/bundling.js';
 import { functionNameOf } from '../../infra-alicloud/constructs/fencer-function.js';
 import { taskIdOf } from '../../lib/adapters/alicloud-fc/index.js';
-import { RejectReason } from '../../lib/app/triggers/triggers.js';
+import { RejectReason } from '../../lib/app/triggers/index.js';
 import { REASON_SENTENCES } from '../../lib/domain/reasons.js';
 
 const runbook = readFileSync(new URL('../../RUNBOOK.md', import.meta.url), 'utf8');

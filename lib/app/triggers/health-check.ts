@@ -10,7 +10,8 @@ import type { NodeView, PersistentVolumeView } from '../../ports/cluster.js';
 import { TriggerSource } from '../../ports/workflow.js';
 import { CLAIM_TTL_SECONDS } from '../fence/fence-step.js';
 import { mapBounded } from '../shared/bounded.js';
-import { startForNode, type TriggerDeps, type TriggerOutcome, type TriggerSettings } from './triggers.js';
+import { startForNode } from './start-for-node.js';
+import type { TriggerDeps, TriggerOutcome, TriggerSettings } from './trigger-types.js';
 
 export interface HealthCheckSettings extends TriggerSettings {
   /** How long a node must have been NotReady before the health check fences it. */

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type FcEmulator, startFcEmulator } from '../../../lab/fc-emulator/index.js';
 import { createFcClient, FcAsyncWorkflow } from '../../../lib/adapters/alicloud-fc/index.js';
-import type { TriggerDeps } from '../../../lib/app/triggers/triggers.js';
+import type { TriggerDeps } from '../../../lib/app/triggers/index.js';
 import { createFcTelemetry } from '../../../lib/observability/fc.js';
 import { fakeDeps, node, REQUEST_DEFAULTS } from '../../unit/functions/support/fakes.js';
 

@@ -15,7 +15,7 @@ import { deployStatefulApp } from '../../../lab/scenarios/stateful-app.js';
 import { kubeconfigEndpoint } from '../../../lib/adapters/kubernetes/access/endpoints.js';
 import { KubeCluster } from '../../../lib/adapters/kubernetes/kube-cluster.js';
 import { type HealthCheckSettings, healthCheck } from '../../../lib/app/triggers/health-check.js';
-import type { TriggerDeps } from '../../../lib/app/triggers/triggers.js';
+import type { TriggerDeps } from '../../../lib/app/triggers/index.js';
 import { InMemoryMetrics } from '../../../lib/observability/index.js';
 import { FakeWorkflow, REQUEST_DEFAULTS } from '../../unit/functions/support/fakes.js';
 

@@ -4,7 +4,7 @@
  * event, batches, and every rejection with its reason; and Function Compute's event bytes.
  */
 import { describe, expect, it } from 'vitest';
-import { RejectReason } from '../../../lib/app/triggers/triggers.js';
+import { RejectReason } from '../../../lib/app/triggers/index.js';
 import {
   ALIBABA_EVENTS,
   decodeFcEvent,

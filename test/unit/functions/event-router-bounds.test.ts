@@ -13,7 +13,7 @@ import {
   STATE_CHANGE_INDEX_MAX_AGE_MS,
   type TriggerDeps,
   type TriggerSettings,
-} from '../../../lib/app/triggers/triggers.js';
+} from '../../../lib/app/triggers/index.js';
 import { parseEvent } from '../../../lib/config/events.js';
 import { ProviderApiError } from '../../../lib/domain/errors.js';
 import type { FenceRunInput, StartResult } from '../../../lib/ports/workflow.js';

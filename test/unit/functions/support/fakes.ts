@@ -1,7 +1,7 @@
 /** Fakes of our own ports for the triggers' tests: a cluster of nodes with providerIDs, and a workflow. */
 
 import { providerIdReaders } from '../../../../functions/shared/provider-ids.js';
-import type { TriggerDeps } from '../../../../lib/app/triggers/triggers.js';
+import type { TriggerDeps } from '../../../../lib/app/triggers/index.js';
 import { DEFAULT_LIMITS, type FenceRequest } from '../../../../lib/domain/request.js';
 import { InMemoryMetrics } from '../../../../lib/observability/index.js';
 import type {
