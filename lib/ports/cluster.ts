@@ -1,228 +1,35 @@
 /**
- * What the use cases need from Kubernetes, in plain data. Implemented by
- * `lib/adapters/kubernetes` on the REST API; every mutating call takes `dryRun`
- * (server-side dry run) and reports whether it changed anything.
+ * What the use cases need from Kubernetes, as ports named by role: each use case takes only the roles
+ * it uses (the triggers read nodes; the sweep reads and, remediating, deletes an attachment; a fence
+ * step uses them all). Implemented together by `lib/adapters/kubernetes` on the REST API.
  */
+import type {
+  ClaimResult,
+  CSINodeView,
+  EventTarget,
+  FencingClaims,
+  LeaseRead,
+  MutationOptions,
+  NodeEvent,
+  NodeProviderId,
+  NodeReadiness,
+  NodeView,
+  NodeWriteOptions,
+  ObjectEventView,
+  PersistentVolumeClaimView,
+  PersistentVolumeView,
+  PodView,
+  ServerVersion,
+  StorageClassView,
+  Taint,
+  VolumeAttachmentFilter,
+  VolumeAttachmentView,
+} from './cluster-views.js';
 
-import type { SweepNode, SweepPersistentVolume, SweepVolumeAttachment } from '../domain/sweep/model.js';
+export type * from './cluster-views.js';
 
-export interface Taint {
-  readonly key: string;
-  readonly value?: string;
-  readonly effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
-  readonly timeAdded?: string;
-}
-
-/** One of a Node's `status.addresses`. */
-export interface NodeAddressView {
-  readonly type: string;
-  readonly address: string;
-}
-
-/** A Node as the fencer reads it: the sweep's view (lib/domain/sweep/model.ts) plus what writes need. */
-export interface NodeView extends SweepNode {
-  readonly uid: string;
-  readonly resourceVersion: string;
-  readonly createdAt: string;
-  readonly lastHeartbeat?: string;
-  /** The Ready condition's reason (`KubeletReady`, `NodeStatusUnknown`, `NodeStatusNeverUpdated`, ...). */
-  readonly readyReason?: string;
-  readonly addresses: readonly NodeAddressView[];
-  /** status.nodeInfo.bootID: changes on every reboot. */
-  readonly bootId?: string;
-  /**
-   * status.volumesInUse: the unique names (`kubernetes.io/csi/<driver>^<handle>`) of the volumes the
-   * kubelet last reported mounted. A silent kubelet's last report stays.
-   */
-  readonly volumesInUse?: readonly string[];
-  /**
-   * status.volumesAttached: the unique names of the volumes the attach-detach controller attached to
-   * the node, written by it (only for nodes annotated `volumes.kubernetes.io/controller-managed-attach-detach`).
-   */
-  readonly volumesAttached?: readonly string[];
-  readonly taints: readonly Taint[];
-}
-
-/** A node's name and whether its Ready condition is True: the cheapest read of a cluster's health. */
-export interface NodeReadiness {
-  readonly name: string;
-  readonly ready: boolean;
-}
-
-/** A node's name and providerID, all a router needs to index instances to nodes. */
-export interface NodeProviderId {
-  readonly name: string;
-  readonly providerId?: string;
-}
-
-export interface LeaseView {
-  readonly holder?: string;
-  /** Last renewal (ISO 8601), on the renewer's own clock. */
-  readonly renewTime?: string;
-  /**
-   * When the API server last stored a write to the Lease (ISO 8601, to the second): the newest time in
-   * its `managedFields`, stamped on the server's clock whatever the writer's clock says.
-   */
-  readonly writtenAt?: string;
-  readonly durationSeconds?: number;
-}
-
-/** A Lease read, stamped with the API server's `Date` (ISO 8601, one-second resolution, truncated). */
-export interface LeaseRead {
-  readonly lease: LeaseView | null;
-  readonly servedAt: string;
-}
-
-export interface PodView {
-  readonly namespace: string;
-  readonly name: string;
-  readonly uid: string;
-  readonly nodeName?: string;
-  readonly phase: string;
-  /** Set once deletion was requested (the pod shows Terminating). */
-  readonly deletionTimestamp?: string;
-  /** Names of the PersistentVolumeClaims the pod mounts. */
-  readonly claimNames: readonly string[];
-  /** Whether the pod tolerates every NoExecute taint (such a pod is never evicted by a taint). */
-  readonly toleratesEverything: boolean;
-  /** Whether the pod tolerates the out-of-service taint for good (the taint never evicts it). */
-  readonly toleratesOutOfService: boolean;
-  readonly ownerKind?: string;
-  /** Carries `kubernetes.io/config.mirror`: the API's copy of a static pod the kubelet runs from a file. */
-  readonly mirror?: boolean;
-  /** Its `component` label (kubeadm's static pods: `etcd`, `kube-apiserver`). */
-  readonly component?: string;
-  /** Why the first waiting container waits, e.g. `ContainerCreating`; absent when none waits. */
-  readonly waitingReason?: string;
-  /** The scheduler's message when PodScheduled is False (e.g. `0/3 nodes are available: ...`). */
-  readonly unschedulableMessage?: string;
-}
-
-/**
- * A VolumeAttachment as the use cases see it. The sweep's domain model defines the shape (the port
- * depends on the domain, never the reverse), so a sweep reads these views without copying them.
- */
-export type VolumeAttachmentView = SweepVolumeAttachment;
-
-/** Which VolumeAttachments to keep: those on `nodeName`, or on any of `nodeNames`; all when neither is set. */
-export interface VolumeAttachmentFilter {
-  readonly nodeName?: string;
-  readonly nodeNames?: readonly string[];
-}
-
-/** A PersistentVolume as the use cases see it: the sweep's model, plus the nodes a local PV is bound to. */
-export interface PersistentVolumeView extends SweepPersistentVolume {
-  /** For a node-bound (local) PV, the nodes its affinity names (`kubernetes.io/hostname`). */
-  readonly nodeNames?: readonly string[];
-  /** `spec.csi.volumeAttributes` (ceph-csi: `pool`, `imageName`, `clusterID`), when read one by one. */
-  readonly attributes?: Readonly<Record<string, string>>;
-}
-
-export interface PersistentVolumeClaimView {
-  readonly namespace: string;
-  readonly name: string;
-  readonly uid: string;
-  /** The PV it is bound to (`spec.volumeName`). */
-  readonly volumeName?: string;
-  readonly storageClassName?: string;
-  readonly accessModes: readonly string[];
-  /** `Pending`, `Bound` or `Lost`. */
-  readonly phase?: string;
-}
-
-export interface StorageClassView {
-  readonly name: string;
-  readonly provisioner: string;
-  /** `Immediate` (the API's default) or `WaitForFirstConsumer`. */
-  readonly volumeBindingMode: string;
-  /** The class restricts provisioning to listed topologies. */
-  readonly allowedTopologies: boolean;
-}
-
-export interface CSINodeView {
-  readonly name: string;
-  readonly drivers: readonly {
-    readonly name: string;
-    readonly nodeId?: string;
-    /** `allocatable.count`: the scheduler's attach limit; absent means unlimited. */
-    readonly allocatableCount?: number;
-  }[];
-}
-
-/** A Kubernetes object that Events are about. */
-export interface EventTarget {
-  readonly kind: string;
-  readonly name: string;
-  /** Unset for cluster-scoped objects (their Events live in `default`). */
-  readonly namespace?: string;
-}
-
-/** One Event about an object, as `kubectl describe` shows it. */
-export interface ObjectEventView {
-  readonly type: string;
-  readonly reason: string;
-  readonly message: string;
-  /** How many times it happened (series and legacy counts folded together). */
-  readonly count: number;
-  /** When it last happened, ISO 8601. */
-  readonly lastSeen?: string;
-  /** Who reported it, e.g. `attachdetach-controller`. */
-  readonly source?: string;
-}
-
-export interface ServerVersion {
-  readonly major: number;
-  readonly minor: number;
-  readonly gitVersion: string;
-}
-
-export interface MutationOptions {
-  readonly dryRun: boolean;
-}
-
-/**
- * A node write conditional on the node as observed: with `expectedResourceVersion`, a node that
- * changed since (a heartbeat, a status update) makes the write fail with ConflictError instead of
- * being retried, so the next step re-checks it before acting (SAFETY.md rule 2).
- */
-export interface NodeWriteOptions extends MutationOptions {
-  readonly expectedResourceVersion?: string;
-}
-
-/** A live claim on the right to fence a node. */
-export interface FencingClaim {
-  readonly node: string;
-  readonly runId: string;
-  /** Last claim or renewal, on the API server's clock. */
-  readonly renewedAt: string;
-}
-
-/** The fencings in flight, judged on the API server's clock, and the cluster's one in-flight limit. */
-export interface FencingClaims {
-  readonly claims: readonly FencingClaim[];
-  /** How many fencings may be in flight at once in this cluster (its configuration, not a request's). */
-  readonly maxInFlight: number;
-  /** The API server's time when the claims were read. */
-  readonly serverTime: string;
-}
-
-/** An Event recorded on a Node for the audit trail. */
-export interface NodeEvent {
-  readonly type: 'Normal' | 'Warning';
-  /** CamelCase reason, e.g. `FencingPoweredOff`, `FencingRefused`. */
-  readonly reason: string;
-  readonly message: string;
-  /** What the fencer did or decided, e.g. `Taint`, `Refuse`. */
-  readonly action: string;
-}
-
-/** A claim on the right to fence one node: the in-flight limit holds even under concurrent runs. */
-export type ClaimResult =
-  | { readonly granted: true; readonly inFlight: readonly string[] }
-  | { readonly granted: false; readonly reason: 'in-flight-limit'; readonly inFlight: readonly string[] }
-  | { readonly granted: false; readonly reason: 'claimed-by-other'; readonly holder: string };
-
-export interface Cluster {
+/** The nodes as they are now: their objects, Leases, CSINodes and the server's version. */
+export interface NodeReads {
   serverVersion(): Promise<ServerVersion>;
   getNode(name: string): Promise<NodeView | null>;
   /** Every node, fetched page by page. */
@@ -239,6 +46,13 @@ export interface Cluster {
    * liveness is aged on that clock, so neither the fencer's clock nor the kubelet's can fake silence.
    */
   getNodeLease(name: string): Promise<LeaseRead>;
+  /** The node's CSINode (the ids its CSI node plugins reported); `null` when there is none. */
+  getCSINode(name: string): Promise<CSINodeView | null>;
+  listCSINodes(): Promise<readonly CSINodeView[]>;
+}
+
+/** What ties volumes to nodes (pods, VolumeAttachments, PersistentVolumes and their claims, StorageClasses) and the Events about an object. */
+export interface WorkloadReads {
   listPodsOnNode(nodeName: string): Promise<readonly PodView[]>;
   /**
    * VolumeAttachments, all or those of one node or of some nodes, fetched page by page; only the
@@ -255,12 +69,12 @@ export interface Cluster {
   /** The claims of one namespace, or of all, page by page. */
   listPersistentVolumeClaims(namespace?: string): Promise<readonly PersistentVolumeClaimView[]>;
   listStorageClasses(): Promise<readonly StorageClassView[]>;
-  listCSINodes(): Promise<readonly CSINodeView[]>;
-  /** The node's CSINode (the ids its CSI node plugins reported); `null` when there is none. */
-  getCSINode(name: string): Promise<CSINodeView | null>;
   /** The Events about one object, newest last, at most `limit` of them (default 50). */
   listEvents(target: EventTarget, options?: { readonly limit?: number }): Promise<readonly ObjectEventView[]>;
+}
 
+/** The fence's and the un-fence's writes, each conditional on what was observed (resourceVersion or UID), each with `dryRun`, each saying whether it changed anything. */
+export interface NodeWrites {
   /**
    * Adds a taint by read-modify-write with resourceVersion (retrying on conflict), leaving other
    * taints untouched, and sets `annotations` in the same update. 'already-present' changes nothing.
@@ -297,9 +111,16 @@ export interface Cluster {
     va: { readonly name: string; readonly uid: string },
     options: MutationOptions,
   ): Promise<'deleted' | 'gone'>;
+}
+
+/** The audit trail on the node itself. */
+export interface NodeEvents {
   /** Records an Event on the node; best effort (an Event that cannot be written is logged, never fatal). */
   recordNodeEvent(node: string, event: NodeEvent): Promise<void>;
+}
 
+/** The cluster's fencings in flight and its one in-flight limit, kept on the API server's clock (SAFETY.md rule 4). */
+export interface FencingClaimsLedger {
   /**
    * Claims the right to fence `node` for `runId` in a shared coordination Lease, atomically
    * (resourceVersion), granting at most the cluster's in-flight limit of live claims. Claims are stamped
@@ -312,10 +133,16 @@ export interface Cluster {
   listFencingClaims(ttlSeconds: number): Promise<FencingClaims>;
   /** Sets the cluster's one in-flight limit (an operator's configuration). */
   setMaxInFlight(limit: number): Promise<void>;
+}
 
+/** Waking the in-process loop early instead of polling. */
+export interface NodeWatch {
   /**
    * Resolves when something about `node` may have changed (its Node object, its pods, its
    * VolumeAttachments), or after `timeoutMs`. Watch-based: the CLI loop wakes early instead of polling.
    */
   waitForNodeChange(node: string, timeoutMs: number, signal?: AbortSignal): Promise<'changed' | 'timeout'>;
 }
+
+/** Every role at once: what the Kubernetes adapter implements and a fence step uses. */
+export type Cluster = NodeReads & WorkloadReads & NodeWrites & NodeEvents & FencingClaimsLedger & NodeWatch;

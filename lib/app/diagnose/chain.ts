@@ -14,9 +14,9 @@ import type {
   VolumeAttachmentView,
 } from '../../ports/cluster.js';
 import type { ComputeFencer } from '../../ports/compute-fencer.js';
-import type { FencerDeps } from '../shared/deps.js';
 import { parseFenceRecord } from '../shared/node-marks.js';
 import { DRIVER_PROVIDER_IDS } from '../sweep/provider-check.js';
+import type { DiagnoseDeps } from './deps.js';
 
 /** Events shown per object. */
 const EVENTS_PER_OBJECT = 10;
@@ -45,7 +45,7 @@ export class Chain {
   #attachments: Promise<readonly VolumeAttachmentView[]> | undefined;
   #allNodes: Promise<readonly NodeView[]> | undefined;
 
-  constructor(readonly deps: FencerDeps) {}
+  constructor(readonly deps: DiagnoseDeps) {}
 
   node(name: string): Promise<NodeView | null> {
     return memo(this.#nodes, name, () => this.deps.cluster.getNode(name));

@@ -6,8 +6,8 @@
 import { findBlocker } from '../../domain/diagnose/blocker.js';
 import type { Diagnosis, EventLine, TreeNode, VolumeFact } from '../../domain/diagnose/model.js';
 import { volumeNotes } from '../../domain/diagnose/notes.js';
-import type { FencerDeps } from '../shared/deps.js';
 import { Chain, nodeFact } from './chain.js';
+import type { DiagnoseDeps } from './deps.js';
 import { followAttachment, followClaim, followPv } from './follow.js';
 import { instanceTree, nodeTree, podFact, podTree } from './tree.js';
 
@@ -25,7 +25,7 @@ const signalsOf = (...lists: (readonly EventLine[])[]) =>
 const treeEvents = (tree: TreeNode): EventLine[] => [...tree.events, ...tree.children.flatMap(treeEvents)];
 
 function conclude(
-  deps: FencerDeps,
+  deps: DiagnoseDeps,
   target: DiagnoseTarget,
   tree: TreeNode,
   facts: Parameters<typeof findBlocker>[0],
@@ -111,7 +111,7 @@ async function diagnoseNode(chain: Chain, target: DiagnoseTarget): Promise<Diagn
 }
 
 /** Diagnoses a pod, a claim or a node; null when it does not exist. */
-export function diagnose(deps: FencerDeps, target: DiagnoseTarget): Promise<Diagnosis | null> {
+export function diagnose(deps: DiagnoseDeps, target: DiagnoseTarget): Promise<Diagnosis | null> {
   const chain = new Chain(deps);
   const namespace = target.namespace ?? 'default';
   switch (target.kind) {

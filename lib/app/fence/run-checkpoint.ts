@@ -20,7 +20,7 @@ import { KubernetesApiError, ValidationError } from '../../domain/errors.js';
 import type { RunHistory } from '../../domain/history.js';
 import { FENCER_ANNOTATION } from '../../domain/node-marks.js';
 import type { FenceRequest } from '../../domain/request.js';
-import type { Cluster } from '../../ports/cluster.js';
+import type { NodeEvents, NodeReads, NodeWrites } from '../../ports/cluster.js';
 import type { FenceStepState } from './fence-step.js';
 
 /** What a checkpoint holds: the run's state between two steps, and when it was written. */
@@ -71,7 +71,7 @@ export const CHECKPOINT_IGNORED_EVENT = 'FencingCheckpointIgnored';
  * happened is ignored with a Warning Event on the Node: it never blocks the run, which starts afresh.
  */
 export function nodeCheckpoints(
-  cluster: Pick<Cluster, 'getNode' | 'annotateNode'> & Partial<Pick<Cluster, 'recordNodeEvent'>>,
+  cluster: Pick<NodeReads, 'getNode'> & Pick<NodeWrites, 'annotateNode'> & Partial<NodeEvents>,
   codec: CheckpointCodec,
   now: () => Date = () => new Date(),
 ): RunCheckpoints {

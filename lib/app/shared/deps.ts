@@ -18,3 +18,6 @@ export interface FencerDeps {
   readonly log: AuditLog;
   readonly metrics: Metrics;
 }
+
+/** A use case's dependencies with only the Kubernetes roles it uses (lib/ports/cluster.ts). */
+export type DepsWith<C> = Omit<FencerDeps, 'cluster'> & { readonly cluster: C };

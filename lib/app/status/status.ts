@@ -1,7 +1,7 @@
 import { type FenceRecord, OUT_OF_SERVICE_TAINT, outOfServiceState } from '../../domain/node-marks.js';
 import { CLAIM_TTL_SECONDS } from '../../domain/timing.js';
-import type { FencerDeps } from '../shared/deps.js';
 import { parseFenceRecord, toTaintSnapshot } from '../shared/node-marks.js';
+import type { StatusDeps } from './deps.js';
 
 /** One node as an operator needs to see it during an incident. */
 export interface NodeStatus {
@@ -26,7 +26,7 @@ export interface NodeStatus {
 }
 
 /** Status of one node, or of every node that is unhealthy, tainted, or being fenced. */
-export async function status(deps: FencerDeps, node?: string): Promise<readonly NodeStatus[]> {
+export async function status(deps: StatusDeps, node?: string): Promise<readonly NodeStatus[]> {
   const [nodes, claims, vas] = await Promise.all([
     node ? deps.cluster.getNode(node).then((n) => (n ? [n] : [])) : deps.cluster.listNodes(),
     deps.cluster.listFencingClaims(CLAIM_TTL_SECONDS),

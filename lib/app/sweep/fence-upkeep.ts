@@ -16,9 +16,9 @@ import { type FenceRecord, outOfServiceState } from '../../domain/node-marks.js'
 import type { Fallible } from '../../domain/observation.js';
 import type { NodeView } from '../../ports/cluster.js';
 import type { StorageFencer } from '../../ports/storage-fencer.js';
-import type { FencerDeps } from '../shared/deps.js';
 import { faultOf } from '../shared/faults.js';
 import { parseFenceRecord, toTaintSnapshot } from '../shared/node-marks.js';
+import type { SweepDeps } from './deps.js';
 
 /** Bounds one node's storage and provider calls: a sweep must not hang on one fence. */
 const CALL_BUDGET_MS = 20_000;
@@ -75,7 +75,7 @@ function fencedNodes(nodes: readonly NodeView[]): FencedNode[] {
 }
 
 /** The machine's power now; `null` when no provider knows it (bare metal). A failed read is not off. */
-async function machineOf(deps: FencerDeps, fenced: FencedNode): Promise<Fallible<PowerEvidence> | null> {
+async function machineOf(deps: SweepDeps, fenced: FencedNode): Promise<Fallible<PowerEvidence> | null> {
   const providerId = fenced.view.providerId;
   const compute = providerId ? deps.compute.forProviderId(providerId) : null;
   if (!providerId || !compute) return null;
@@ -98,7 +98,7 @@ async function machineOf(deps: FencerDeps, fenced: FencedNode): Promise<Fallible
 }
 
 async function keepOne(
-  deps: FencerDeps,
+  deps: SweepDeps,
   storage: StorageFencer,
   fenced: FencedNode,
   others: readonly NodeView[],
@@ -142,7 +142,7 @@ async function keepOne(
   };
 }
 
-function record(deps: FencerDeps, result: FenceUpkeepResult): void {
+function record(deps: SweepDeps, result: FenceUpkeepResult): void {
   deps.metrics.count('FenceUpkeep', { verdict: result.verdict ?? 'none', action: result.action });
   const fields = { node: result.node, verdict: result.verdict, action: result.action, why: result.why };
   const loud =
@@ -159,7 +159,7 @@ function record(deps: FencerDeps, result: FenceUpkeepResult): void {
  * nothing and says what it would.
  */
 export async function keepFencesAlive(
-  deps: FencerDeps,
+  deps: SweepDeps,
   nodes: readonly NodeView[],
   inFlight: readonly string[],
   dryRun: boolean,

@@ -8,13 +8,13 @@ import type { SweepSnapshot, SweepThresholds } from '../../domain/sweep/model.js
 import type { NodeView, PersistentVolumeClaimView, PodView } from '../../ports/cluster.js';
 import { CLAIM_TTL_SECONDS } from '../fence/fence-step.js';
 import { mapBounded } from '../shared/bounded.js';
-import type { FencerDeps } from '../shared/deps.js';
+import type { SweepDeps } from './deps.js';
 
 /** Reads in flight at once when a sweep fans out per node or per namespace. */
 const FAN_OUT = 4;
 
 /** The claims the pending pods mount, read namespace by namespace and filtered as they arrive. */
-async function claimsOf(deps: FencerDeps, pods: readonly PodView[]): Promise<PersistentVolumeClaimView[]> {
+async function claimsOf(deps: SweepDeps, pods: readonly PodView[]): Promise<PersistentVolumeClaimView[]> {
   const wanted = new Set(pods.flatMap((p) => p.claimNames.map((c) => `${p.namespace}/${c}`)));
   if (wanted.size === 0) return [];
   const namespaces = [...new Set(pods.filter((p) => p.claimNames.length > 0).map((p) => p.namespace))];
@@ -27,7 +27,7 @@ export type GatheredSnapshot = SweepSnapshot & { readonly nodes: readonly NodeVi
 
 /** Observes the cluster for one sweep. */
 export async function gatherSnapshot(
-  deps: FencerDeps,
+  deps: SweepDeps,
   thresholds: SweepThresholds,
 ): Promise<GatheredSnapshot> {
   const [nodes, volumeAttachments, persistentVolumes, pendingPods, storageClasses, claims] =

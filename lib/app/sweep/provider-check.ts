@@ -11,7 +11,7 @@ import type { Fallible } from '../../domain/observation.js';
 import type { CrossCheck, DiskFact, FindingDraft } from '../../domain/sweep/index.js';
 import type { ComputeFencer } from '../../ports/compute-fencer.js';
 import { mapBounded } from '../shared/bounded.js';
-import type { FencerDeps } from '../shared/deps.js';
+import type { SweepDeps } from './deps.js';
 
 /** Drivers whose disks belong to a provider, for disks no machine hint routes (the node is gone). */
 export const DRIVER_PROVIDER_IDS: Readonly<Record<string, string>> = {
@@ -47,7 +47,7 @@ async function observeEach(fencer: ComputeFencer, refs: readonly InstanceRef[]) 
 
 /** Asks the providers about every finding's machines and disks; one CrossCheck per finding (by key). */
 export async function crossCheckFindings(
-  deps: FencerDeps,
+  deps: SweepDeps,
   drafts: readonly FindingDraft[],
   maxCalls: number,
 ): Promise<ProviderAnswers> {

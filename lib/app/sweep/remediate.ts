@@ -9,7 +9,7 @@ import type { Finding, RemediationResult } from '../../domain/sweep/finding.js';
 import { fencingBudget, judgeVolumeAttachmentDeletion, SweepReason } from '../../domain/sweep/remediation.js';
 import type { SweepIndex } from '../../domain/sweep/sweep-index.js';
 import { mapBounded } from '../shared/bounded.js';
-import type { FencerDeps } from '../shared/deps.js';
+import type { SweepDeps } from './deps.js';
 import { crossCheckFindings } from './provider-check.js';
 import type { SweepRequest } from './report.js';
 
@@ -36,7 +36,7 @@ const skipped = (reason: string, detail: string): RemediationResult => ({
 });
 
 async function deleteZombie(
-  deps: FencerDeps,
+  deps: SweepDeps,
   finding: Finding,
   index: SweepIndex,
   request: SweepRequest,
@@ -118,7 +118,7 @@ async function startFencings(
   return results;
 }
 
-async function audit(deps: FencerDeps, finding: Finding, result: RemediationResult): Promise<void> {
+async function audit(deps: SweepDeps, finding: Finding, result: RemediationResult): Promise<void> {
   deps.metrics.count('SweepRemediations', { class: finding.class, status: result.status });
   const fields = { finding: finding.id, status: result.status, reason: result.reason, detail: result.detail };
   if (result.status === 'refused' || result.status === 'failed')
@@ -136,7 +136,7 @@ async function audit(deps: FencerDeps, finding: Finding, result: RemediationResu
 
 /** Performs the remediations the request allows; returns the findings with what was done. */
 export async function remediate(
-  deps: FencerDeps,
+  deps: SweepDeps,
   findings: readonly Finding[],
   index: SweepIndex,
   request: SweepRequest,

@@ -9,7 +9,7 @@ import { classify, conclude } from '../../domain/sweep/classify.js';
 import { crossCheckFault } from '../../domain/sweep/cross-check.js';
 import type { Finding } from '../../domain/sweep/finding.js';
 import { indexSnapshot } from '../../domain/sweep/sweep-index.js';
-import type { FencerDeps } from '../shared/deps.js';
+import type { SweepDeps } from './deps.js';
 import { keepFencesAlive } from './fence-upkeep.js';
 import { gatherSnapshot } from './gather.js';
 import { crossCheckFindings } from './provider-check.js';
@@ -31,7 +31,7 @@ function countByClass(findings: readonly Finding[]): Record<SweepClass, number> 
   return counts;
 }
 
-function record(deps: FencerDeps, report: SweepReport): void {
+function record(deps: SweepDeps, report: SweepReport): void {
   for (const [cls, n] of Object.entries(report.counts)) {
     if (deps.metrics.gauge) deps.metrics.gauge('SweepFindings', n, { class: cls });
     else for (let i = 0; i < n; i++) deps.metrics.count('SweepFindings', { class: cls });
@@ -63,7 +63,7 @@ function record(deps: FencerDeps, report: SweepReport): void {
 
 /** One sweep. `starter` starts fencing runs for VA_ON_NOTREADY_NODE findings when remediating. */
 export async function sweep(
-  deps: FencerDeps,
+  deps: SweepDeps,
   request: SweepRequest,
   starter?: FencingStarter,
 ): Promise<SweepReport> {

@@ -6,8 +6,8 @@
  * among them). A lane shows nothing for a time nothing remembers: the picture never guesses.
  */
 import { OUT_OF_SERVICE_TAINT } from '../../domain/node-marks.js';
-import type { FencerDeps } from '../shared/deps.js';
 import { parseFenceRecord } from '../shared/node-marks.js';
+import type { TimelineDeps } from './deps.js';
 import type { IncidentTimeline, LaneKey, LaneState, Mark, Sample } from './model.js';
 import { lanesFromSamples } from './model.js';
 import { nodeState, sampleNode } from './sample.js';
@@ -30,7 +30,7 @@ const shift = (iso: string, ms: number): string => new Date(Date.parse(iso) + ms
 
 /** The node's picture as remembered now, or null when there is no such node. */
 export async function reconstructTimeline(
-  deps: FencerDeps,
+  deps: TimelineDeps,
   nodeName: string,
 ): Promise<IncidentTimeline | null> {
   const node = await deps.cluster.getNode(nodeName);
@@ -112,7 +112,10 @@ export async function reconstructTimeline(
 }
 
 /** The provider's reason for the instance's state (for its stop time). */
-async function instanceReason(deps: FencerDeps, providerId: string | undefined): Promise<string | undefined> {
+async function instanceReason(
+  deps: TimelineDeps,
+  providerId: string | undefined,
+): Promise<string | undefined> {
   const fencer = providerId ? deps.compute.forProviderId(providerId) : null;
   if (!fencer || !providerId) return undefined;
   try {

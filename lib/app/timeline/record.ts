@@ -6,7 +6,7 @@
 
 import type { StepDecision } from '../fence/outcome.js';
 import type { RunReport } from '../fence/report.js';
-import type { FencerDeps } from '../shared/deps.js';
+import type { TimelineDeps } from './deps.js';
 import { type IncidentTimeline, type LaneKey, lanesFromSamples, type Mark, type Sample } from './model.js';
 import { sampleNode } from './sample.js';
 
@@ -42,14 +42,14 @@ export const runSubtitle = (report: RunReport): string =>
   `${report.kind} run ${report.runId}: ${report.outcome}${report.reason ? ` [${report.reason}]` : ''} after ${report.durationSeconds.toFixed(1)} s`;
 
 export class TimelineRecorder {
-  readonly #deps: FencerDeps;
+  readonly #deps: TimelineDeps;
   readonly #node: string;
   readonly #samples: Sample[] = [];
   #instanceId: string | undefined;
   /** Readings are taken one after another, so a slow one never overlaps the next. */
   #queue: Promise<void> = Promise.resolve();
 
-  constructor(deps: FencerDeps, node: string) {
+  constructor(deps: TimelineDeps, node: string) {
     this.#deps = deps;
     this.#node = node;
   }

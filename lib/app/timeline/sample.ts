@@ -7,7 +7,7 @@
 import type { DiskAttachment, PowerEvidence } from '../../domain/instance.js';
 import { OUT_OF_SERVICE_TAINT } from '../../domain/node-marks.js';
 import type { NodeView, PodView, VolumeAttachmentView } from '../../ports/cluster.js';
-import type { FencerDeps } from '../shared/deps.js';
+import type { TimelineDeps } from './deps.js';
 import type { LaneState, Sample } from './model.js';
 
 const UNKNOWN: LaneState = { state: 'unknown', tone: 'unknown' };
@@ -65,7 +65,7 @@ const settled = <T>(result: PromiseSettledResult<T>, to: (value: T) => LaneState
 
 /** Reads every lane of `nodeName` now. `instanceId` names the machine once known (it outlives the Node). */
 export async function sampleNode(
-  deps: FencerDeps,
+  deps: TimelineDeps,
   nodeName: string,
 ): Promise<Sample & { instanceId?: string }> {
   const at = deps.clock.now().toISOString();

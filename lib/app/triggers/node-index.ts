@@ -7,7 +7,7 @@
  * before a run starts, since their Ready condition is the incident's key (start-run.ts `incidentOf`).
  */
 import type { Clock } from '../../ports/audit.js';
-import type { Cluster, NodeProviderId, NodeView } from '../../ports/cluster.js';
+import type { NodeProviderId, NodeReads, NodeView } from '../../ports/cluster.js';
 import type { ComputeFencer } from '../../ports/compute-fencer.js';
 import { mapBounded } from '../shared/bounded.js';
 
@@ -18,7 +18,7 @@ export interface ProviderIdReaders {
 
 /** What the index reads: the nodes' providerIDs, a node, the time. */
 export interface NodeIndexDeps {
-  readonly cluster: Pick<Cluster, 'listNodeProviderIds' | 'getNode'>;
+  readonly cluster: Pick<NodeReads, 'listNodeProviderIds' | 'getNode'>;
   readonly compute: ProviderIdReaders;
   readonly clock: Clock;
 }

@@ -4,7 +4,7 @@
  * nodes' instances with the alarms that exist, creates what is missing and deletes what no node needs.
  */
 import type { AuditLog, Metrics } from '../../ports/audit.js';
-import type { Cluster } from '../../ports/cluster.js';
+import type { NodeReads } from '../../ports/cluster.js';
 import type { StatusAlarms } from '../../ports/status-alarms.js';
 import { mapBounded } from '../shared/bounded.js';
 import { instanceOf } from './node-index.js';
@@ -16,7 +16,7 @@ const WRITES_IN_FLIGHT = 3;
 export const MAX_CREATES_PER_SYNC = 150;
 
 export interface StatusAlarmDeps {
-  readonly cluster: Pick<Cluster, 'listNodes'>;
+  readonly cluster: Pick<NodeReads, 'listNodes'>;
   readonly compute: ProviderIdReaders;
   readonly alarms: StatusAlarms;
   readonly log: AuditLog;

@@ -4,7 +4,7 @@
  */
 import type { FenceRequest } from '../../domain/request.js';
 import type { AuditLog, Clock, Metrics } from '../../ports/audit.js';
-import type { Cluster } from '../../ports/cluster.js';
+import type { FencingClaimsLedger, NodeReads, WorkloadReads } from '../../ports/cluster.js';
 import type { TriggerSource, Workflow } from '../../ports/workflow.js';
 import type { NodeIndex, ProviderIdReaders } from './node-index.js';
 
@@ -115,16 +115,10 @@ export type TriggerOutcome =
     };
 
 export interface TriggerDeps {
-  readonly cluster: Pick<
-    Cluster,
-    | 'listNodeReadiness'
-    | 'listNodeProviderIds'
-    | 'getNode'
-    | 'listVolumeAttachments'
-    | 'getPersistentVolume'
-    | 'listPersistentVolumes'
-    | 'listFencingClaims'
-  >;
+  /** Reads only: the triggers start runs, and never write to the cluster themselves. */
+  readonly cluster: Pick<NodeReads, 'listNodeReadiness' | 'listNodeProviderIds' | 'getNode'> &
+    Pick<WorkloadReads, 'listVolumeAttachments' | 'getPersistentVolume' | 'listPersistentVolumes'> &
+    Pick<FencingClaimsLedger, 'listFencingClaims'>;
   readonly compute: ProviderIdReaders;
   readonly workflow: Workflow;
   readonly clock: Clock;

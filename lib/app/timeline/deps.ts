@@ -1,0 +1,5 @@
+/** The timeline reads only. */
+import type { NodeReads, WorkloadReads } from '../../ports/cluster.js';
+import type { DepsWith } from '../shared/deps.js';
+
+export type TimelineDeps = DepsWith<NodeReads & WorkloadReads>;
