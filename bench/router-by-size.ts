@@ -10,8 +10,8 @@
  * for. Prints, per size, reads and objects per event and the time per event.
  */
 
-import { NodeIndex } from '../lib/app/triggers/node-index.js';
 import { routeTrigger, type TriggerDeps, type TriggerSettings } from '../lib/app/triggers/index.js';
+import { NodeIndex } from '../lib/app/triggers/node-index.js';
 import { parseEvent } from '../lib/config/events.js';
 import type { NodeView, VolumeAttachmentView } from '../lib/ports/cluster.js';
 import { ec2StateChange } from '../test/unit/functions/support/aws-events.js';

@@ -6,8 +6,8 @@
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SFN_CLIENT_DEFAULTS, SfnWorkflow } from '../../lib/adapters/aws-sfn/index.js';
 import { KubeCluster } from '../../lib/adapters/kubernetes/index.js';
-import { NodeIndex } from '../../lib/app/triggers/node-index.js';
 import type { TriggerDeps, TriggerSettings } from '../../lib/app/triggers/index.js';
+import { NodeIndex } from '../../lib/app/triggers/node-index.js';
 import { log, metrics, perConnection, settings } from './connection.js';
 import { providerIdReaders } from './provider-ids.js';
 import { traced } from './tracing.js';

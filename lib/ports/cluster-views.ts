@@ -216,7 +216,4 @@ export interface NodeEvent {
 }
 
 /** A claim on the right to fence one node: the in-flight limit holds even under concurrent runs. */
-export type ClaimResult =
-  | { readonly granted: true; readonly inFlight: readonly string[] }
-  | { readonly granted: false; readonly reason: 'in-flight-limit'; readonly inFlight: readonly string[] }
-  | { readonly granted: false; readonly reason: 'claimed-by-other'; readonly holder: string };
+export type { ClaimResult } from '../domain/acting.js';

@@ -1,18 +1,16 @@
+import { type ActingContext, decideActing } from '../../domain/acting.js';
 import { type Action, ActionKind } from '../../domain/action.js';
 import { decide } from '../../domain/decide.js';
 import type { Decision } from '../../domain/decision.js';
-import { type RunHistory, record } from '../../domain/history.js';
+import type { RunHistory } from '../../domain/history.js';
 import type { Observation } from '../../domain/observation.js';
-import { Phase } from '../../domain/phases.js';
-import { describeReason, Reason } from '../../domain/reasons.js';
 import type { FenceRequest } from '../../domain/request.js';
 import { CLAIM_TTL_SECONDS, ClaimTtlSeconds } from '../../domain/timing.js';
-import type { ClaimResult } from '../../ports/cluster.js';
 import type { FencerDeps } from '../shared/deps.js';
-import { type ActionResult, perform } from './act.js';
+import { perform } from './act.js';
 import { type AuditScope, audit, auditError } from './audit.js';
 import { type Observed, observe, stepProviderBudgetMs, withFreshNode } from './observe.js';
-import { RunOutcome, type StepDecision, stepDecision } from './outcome.js';
+import { type StepDecision, stepDecision } from './outcome.js';
 
 /** The state a fence run carries from step to step (in Step Functions, the execution's JSON). */
 export interface FenceStepState {
@@ -42,46 +40,21 @@ export interface FenceStepOptions {
   readonly remainingMs?: number;
 }
 
-const WAIT_FOR_CLAIM_SECONDS = 5;
-
 /**
- * A run that may not hold the claim does not act. Committing while the in-flight limit is reached
- * is a refusal (rule 4). Another run fencing the same node, or a claim lost after committing, means
- * waiting: the old history is kept, so the run re-decides from a fresh observation later.
+ * A run that may not hold the claim does not act: the acting table (lib/domain/acting.ts) decides
+ * whether it is refused (the in-flight limit before it committed) or waits with its history kept.
  */
 async function claimDenied(
   deps: FencerDeps,
   state: FenceStepState,
-  observation: Observation,
-  claim: Exclude<ClaimResult, { granted: true }>,
-  evidence: readonly string[],
+  acting: ActingContext,
   started: number,
 ): Promise<FenceStepState> {
-  const { request, history } = state;
-  const refuse = claim.reason === 'in-flight-limit' && history.decidedToFenceAt === null;
-  const reason = claim.reason === 'claimed-by-other' ? Reason.AlreadyInProgress : Reason.TooManyInFlight;
-  const detail =
-    claim.reason === 'claimed-by-other' ? `run ${claim.holder}` : `in flight: ${claim.inFlight.join(', ')}`;
-  const phase = refuse ? Phase.Refused : (history.steps.at(-1)?.phase ?? Phase.Assess);
-  const next: StepDecision = {
-    at: observation.observedAt,
-    phase,
-    done: refuse,
-    outcome: refuse ? RunOutcome.Refused : RunOutcome.InProgress,
-    reason,
-    message: `${describeReason(reason)} (${detail})`,
-    waitSeconds: refuse ? 0 : WAIT_FOR_CLAIM_SECONDS,
-    rule: 'fencing-claim',
-    action: null,
-    actionResult: null,
-    evidence,
-    tookMs: Date.now() - started,
-  };
-  const nextHistory = refuse
-    ? record(history, { phase, action: null, reason, rule: next.rule }, observation)
-    : history;
-  await audit(deps, scopeOf(request, observation), state.decision, next);
-  return { request, history: nextHistory, decision: next };
+  const { request } = state;
+  const denied = decideActing(acting);
+  const next = stepDecision(acting.observation.observedAt, denied, null, started);
+  await audit(deps, scopeOf(request, acting.observation), state.decision, next);
+  return { request, history: denied.history, decision: next };
 }
 
 /** A dry run writes nothing, and a node that does not exist gets no Event (SAFETY.md rules 8 and 10). */
@@ -109,26 +82,6 @@ async function decideWithRecheck(
   if (!touchesNodeOrMachine(first.action)) return { observed, decision: first };
   const fresh = await withFreshNode(deps, observed, request.node);
   return { observed: fresh, decision: decide(fresh.observation, request, history) };
-}
-
-/**
- * The run ends here: the provider refused in a way no later step can change. Refused when this was
- * the step that would have committed (nothing happened), Failed when the run had committed before.
- */
-function blockedDecision(
-  decision: Decision,
-  committedBefore: boolean,
-  blocked: NonNullable<ActionResult['blocked']>,
-): Decision {
-  const phase = committedBefore ? Phase.Failed : Phase.Refused;
-  return {
-    ...decision,
-    phase,
-    done: true,
-    reason: blocked.reason,
-    message: `${describeReason(blocked.reason)} ${blocked.detail}`,
-    waitSeconds: 0,
-  };
 }
 
 /**
@@ -183,7 +136,9 @@ async function takeStep(
     const claim = await deps.cluster.claimFencing(request.node, history.runId, {
       ttlSeconds: claimTtlSeconds,
     });
-    if (!claim.granted) return claimDenied(deps, state, observation, claim, decision.evidence, started);
+    if (!claim.granted) {
+      return claimDenied(deps, state, { decision, history, observation, claim, refused: null }, started);
+    }
   }
 
   const power =
@@ -194,18 +149,17 @@ async function takeStep(
     await beforeAction({ request, history: decision.history, decision: state.decision });
   }
   const result = decision.action ? await perform(deps, decision.action, fencer, power) : null;
-  const committedBefore = history.decidedToFenceAt !== null;
-  const final = result?.blocked ? blockedDecision(decision, committedBefore, result.blocked) : decision;
+  // The provider's answer may still end the run: the acting table says how.
+  const final = decideActing({
+    decision,
+    history,
+    observation,
+    claim: null,
+    refused: result?.blocked ?? null,
+  });
   if (final.done && holdsOrTakesClaim) await deps.cluster.releaseFencing(request.node, history.runId);
 
   const next = stepDecision(observation.observedAt, final, result?.summary ?? null, started);
   await audit(deps, scopeOf(request, observation), state.decision, next);
-  const nextHistory = result?.blocked
-    ? record(
-        history,
-        { phase: final.phase, action: final.action, reason: final.reason, rule: final.rule },
-        observation,
-      )
-    : decision.history;
-  return { request, history: nextHistory, decision: next };
+  return { request, history: final.history, decision: next };
 }

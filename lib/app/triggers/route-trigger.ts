@@ -1,11 +1,3 @@
-/**
- * From a trigger (an AWS event, the project's own event, a manual request) to fencing runs: map
- * instances to nodes through their providerID, then start one run per node under a deterministic name.
- * Anything that does not name a node of this cluster is rejected with a reason and counted, never
- * guessed at (SAFETY.md rule 10). One event starts at most a bounded number of runs, writes a bounded
- * number of log lines, and a run that could not be started does not keep the others from starting.
- */
-import type { FenceRequest } from '../../domain/request.js';
 import type { NodeView } from '../../ports/cluster.js';
 import { TRIGGER_RECORD_LIMITS, TriggerSource } from '../../ports/workflow.js';
 import { mapBounded } from '../shared/bounded.js';
@@ -19,7 +11,6 @@ import {
   type ParsedTrigger,
   RejectReason,
   type TriggerDeps,
-  type TriggerOrigin,
   type TriggerOutcome,
   type TriggerSettings,
 } from './trigger-types.js';

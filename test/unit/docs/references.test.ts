@@ -10,6 +10,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../lab/paths.js';
+import { ACTING_TABLE } from '../../../lib/domain/acting.js';
 import { FENCE_TABLE } from '../../../lib/domain/fence-table.js';
 import { UNFENCE_TABLE } from '../../../lib/domain/unfence-table.js';
 
@@ -257,7 +258,7 @@ describe('each reader finds their part', () => {
 
 describe('every rule of the decision tables is in SAFETY.md', () => {
   const safety = readFileSync(join(REPO_ROOT, 'SAFETY.md'), 'utf8');
-  const tables = { fence: FENCE_TABLE, unfence: UNFENCE_TABLE };
+  const tables = { fence: FENCE_TABLE, unfence: UNFENCE_TABLE, acting: ACTING_TABLE };
 
   for (const [name, table] of Object.entries(tables)) {
     it(`lists each rule of the ${name} table by its id, and each rule names the SAFETY.md rules it keeps`, () => {

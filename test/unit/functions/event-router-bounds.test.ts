@@ -5,7 +5,6 @@
  * (Its speed is printed by bench/router.ts, never asserted here.)
  */
 import { describe, expect, it } from 'vitest';
-import { NodeIndex } from '../../../lib/app/triggers/node-index.js';
 import {
   failIfStartsFailed,
   RunStartError,
@@ -14,6 +13,7 @@ import {
   type TriggerDeps,
   type TriggerSettings,
 } from '../../../lib/app/triggers/index.js';
+import { NodeIndex } from '../../../lib/app/triggers/node-index.js';
 import { parseEvent } from '../../../lib/config/events.js';
 import { ProviderApiError } from '../../../lib/domain/errors.js';
 import type { FenceRunInput, StartResult } from '../../../lib/ports/workflow.js';

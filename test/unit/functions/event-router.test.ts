@@ -4,8 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_RUNS_PER_INCIDENT } from '../../../lib/app/triggers/start-run.js';
 import { routeTrigger, type TriggerSettings } from '../../../lib/app/triggers/index.js';
+import { MAX_RUNS_PER_INCIDENT } from '../../../lib/app/triggers/start-run.js';
 import { parseEvent } from '../../../lib/config/events.js';
 import type { NodeView } from '../../../lib/ports/cluster.js';
 import {

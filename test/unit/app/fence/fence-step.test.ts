@@ -284,7 +284,7 @@ describe('a fence step and the claim on the right to fence', () => {
       outcome: 'refused',
       reason: 'TooManyInFlight',
       waitSeconds: 0,
-      rule: 'fencing-claim',
+      rule: 'in-flight-limit-before-commit',
       action: null,
     });
     expect(next.decision?.message).toMatch(/\(in flight: node-b, node-c\)$/);
