@@ -38,7 +38,7 @@ import {
   storageObserved,
   watchesGone,
 } from './rules/storage.js';
-import { awayFromStorageDaemons, declaredAddressesValid } from './rules/storage-scope.js';
+import { awayFromStorageDaemons, declaredAddressesValid, entriesFenceable } from './rules/storage-scope.js';
 import { watchersGone, witnessObserved, witnessRequired } from './rules/storage-witness.js';
 import { PollSeconds } from './timing.js';
 
@@ -62,6 +62,7 @@ export const FENCE_TABLE: readonly Rule<FenceContext>[] = [
   evidenceNamesInstance,
   instanceUnique,
   declaredAddressesValid,
+  entriesFenceable,
   addressesUnique,
   awayFromStorageDaemons,
   identityConsistent,

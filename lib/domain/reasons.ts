@@ -29,6 +29,7 @@ export const Reason = {
   IdentityUnproven: 'IdentityUnproven',
   AddressSharedWithOtherNode: 'AddressSharedWithOtherNode',
   AddressOfStorageDaemon: 'AddressOfStorageDaemon',
+  AddressNotFenceable: 'AddressNotFenceable',
   StorageAddressesMalformed: 'StorageAddressesMalformed',
   // Bounded blast radius (rule 4)
   TooManyUnhealthy: 'TooManyUnhealthy',
@@ -95,6 +96,8 @@ export const REASON_SENTENCES: Readonly<Record<Reason, string>> = {
     "An address or range to be blocklisted for this node covers another Node's address; blocklisting it would cut that node off from storage too.",
   AddressOfStorageDaemon:
     "An address or range to be blocklisted for this node covers a storage daemon's address (a mon or the mgr); blocklisting it would cut the storage cluster off from itself.",
+  AddressNotFenceable:
+    'An address or range to be blocklisted for this node is loopback, the unspecified address, or wider than /16 (IPv6: /64); blocklisting it would cut off far more than the node.',
   StorageAddressesMalformed:
     "The node's kube-fencer.io/storage-addresses annotation is not a comma-separated list of IPs or CIDRs within the allowed width.",
   TooManyUnhealthy: 'Too many nodes are unhealthy at once; the network, not the nodes, is probably broken.',

@@ -74,6 +74,32 @@ export function entryBlock(entry: string): IpBlock | string {
   return parseIpBlock(address?.[1] ?? entry);
 }
 
+/**
+ * Widest range a fence may blocklist: /16 for IPv4, /64 for IPv6. A node's clients are a handful of
+ * addresses; a wider entry (a mistyped /8) would fence half a data centre.
+ */
+export const FENCE_WIDEST_PREFIX = { 4: 16, 6: 64 } as const;
+
+const LOOPBACK = { 4: parseIpBlock('127.0.0.0/8'), 6: parseIpBlock('::1/128') } as const;
+
+/**
+ * Why `entry` may never be blocklisted, or `null` when it may: loopback or the unspecified address
+ * would cut off the storage cluster's own daemons and admin clients on every host; a range wider than
+ * {@link FENCE_WIDEST_PREFIX} would reach far more than one node. An entry that is no IP at all is left
+ * to the rules that read it.
+ */
+export function unfenceableEntry(entry: string): string | null {
+  const block = entryBlock(entry);
+  if (typeof block === 'string') return null;
+  if (block.prefix < FENCE_WIDEST_PREFIX[block.family]) {
+    return `${entry} is wider than /${FENCE_WIDEST_PREFIX[block.family]}`;
+  }
+  const loopback = LOOPBACK[block.family];
+  if (typeof loopback !== 'string' && blocksOverlap(block, loopback)) return `${entry} is a loopback address`;
+  if (block.start === 0n) return `${entry} is the unspecified address`;
+  return null;
+}
+
 /** The annotation's entries, or why it is malformed (then nothing may be fenced or tainted). */
 export function parseStorageAddresses(
   value: string,

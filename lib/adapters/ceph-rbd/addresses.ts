@@ -3,6 +3,7 @@
  * an entry is written and read back) are tested without a cluster.
  */
 import { isIPv4, isIPv6 } from 'node:net';
+import { FENCE_WIDEST_PREFIX, unfenceableEntry } from '../../domain/storage-scope.js';
 import { CephInputError } from './errors.js';
 
 /** An IP address or a CIDR range, parsed. */
@@ -13,8 +14,8 @@ export interface IpRange {
   readonly prefix: number;
 }
 
-/** Widest ranges accepted in configuration: a mistyped /8 must not fence half a data centre. */
-export const WIDEST_PREFIX = { 4: 16, 6: 64 } as const;
+/** Widest ranges accepted in configuration and fenced at all: the domain's rule (storage-scope.ts). */
+export const WIDEST_PREFIX = FENCE_WIDEST_PREFIX;
 
 const bits = (family: 4 | 6): number => (family === 4 ? 32 : 128);
 
@@ -92,18 +93,7 @@ export function rangeContains(range: IpRange, ip: string): boolean {
  * cluster's own daemons and admin clients on every host (the mgr's own librados included).
  */
 export function unfenceableReason(range: IpRange): string | undefined {
-  const loopback = range.family === 4 ? parseRangeUnchecked('127.0.0.0/8') : parseRangeUnchecked('::1/128');
-  if (range.prefix < WIDEST_PREFIX[range.family]) {
-    return `range ${rangeText(range)} is wider than /${WIDEST_PREFIX[range.family]}`;
-  }
-  if (rangeContains(loopback, range.network)) return `${rangeText(range)} is a loopback address`;
-  if (ipToBigInt(range.network) === 0n) return `${rangeText(range)} is the unspecified address`;
-  return undefined;
-}
-
-function parseRangeUnchecked(text: string): IpRange {
-  const [network = '', prefix = '0'] = text.split('/');
-  return { family: familyOf(network), network, prefix: Number(prefix) };
+  return unfenceableEntry(rangeText(range)) ?? undefined;
 }
 
 /** Every address of a range, for clusters that can only blocklist single addresses (bounded). */

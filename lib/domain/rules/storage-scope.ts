@@ -1,12 +1,13 @@
 /**
  * A storage fence reaches only the node (SAFETY.md rules 2 and 3): the Node's declared storage addresses
- * must be readable, and no entry to be blocklisted may cover a storage daemon's address. (Entries that
+ * must be readable, no entry may be loopback, unspecified or too wide, and no entry to be blocklisted
+ * may cover a storage daemon's address. (Entries that
  * cover another Node's address: `addressesUnique` in storage.ts.) Refusals, before any mutation.
  */
 import { Compliant, halt, NotApplicable } from '../decision.js';
 import { Phase } from '../phases.js';
 import { Reason } from '../reasons.js';
-import { type ScopeConflict, ScopeConflictKind } from '../storage-scope.js';
+import { type ScopeConflict, ScopeConflictKind, unfenceableEntry } from '../storage-scope.js';
 import type { FenceRule } from './context.js';
 
 /** One evidence line per conflict of `kind`: the entry, the other party and its address. */
@@ -25,6 +26,26 @@ export const declaredAddressesValid: FenceRule = {
     const storage = ctx.observation.storage;
     if (!ctx.plan.storage || storage === null || storage.declaredError === null) return NotApplicable;
     return halt(Phase.Refused, Reason.StorageAddressesMalformed, [storage.declaredError]);
+  },
+};
+
+export const entriesFenceable: FenceRule = {
+  id: 'entries-fenceable',
+  contract:
+    "SAFETY.md rules 6 and 2: a blocklist entry is the fenced node's alone: never loopback, the unspecified address, or a range wider than /16 (/64)",
+  check: (ctx) => {
+    const storage = ctx.observation.storage;
+    if (!ctx.plan.storage || storage === null) return NotApplicable;
+    // What would be blocklisted: the storage fencer's plan when it answered, else the node's own entries.
+    const entries = storage.blocklist.ok
+      ? storage.blocklist.value.expected.map((e) => e.entry)
+      : [...storage.addresses, ...storage.declared, ...(storage.witnessed ?? [])];
+    const named = entries.flatMap((entry) => {
+      const why = unfenceableEntry(entry);
+      return why === null ? [] : [`blocklist entry ${why}`];
+    });
+    if (named.length === 0) return Compliant;
+    return halt(Phase.Refused, Reason.AddressNotFenceable, named);
   },
 };
 

@@ -61,6 +61,7 @@ describe('decide: the fence table', () => {
       'evidence-names-instance',
       'instance-unique',
       'declared-addresses-valid',
+      'entries-fenceable',
       'addresses-unique',
       'away-from-storage-daemons',
       'identity-consistent',

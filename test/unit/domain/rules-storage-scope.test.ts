@@ -7,7 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { Compliant, decide, NotApplicable } from '../../../lib/domain/index.js';
 import type { ObservedStorage } from '../../../lib/domain/observation.js';
 import { addressesUnique } from '../../../lib/domain/rules/storage.js';
-import { awayFromStorageDaemons, declaredAddressesValid } from '../../../lib/domain/rules/storage-scope.js';
+import {
+  awayFromStorageDaemons,
+  declaredAddressesValid,
+  entriesFenceable,
+} from '../../../lib/domain/rules/storage-scope.js';
 import type { ScopeConflict } from '../../../lib/domain/storage-scope.js';
 import { aRequest, checkFence, freshHistory, observe, type Spec } from './support/fixtures.js';
 import { aBlocklist, aStorage, IMAGE } from './support/storage.js';
@@ -55,6 +59,44 @@ describe('away-from-storage-daemons (SAFETY.md rules 2 and 3)', () => {
   });
 });
 
+describe('entries-fenceable (SAFETY.md rules 6 and 2)', () => {
+  const planned = (entry: string): Partial<ObservedStorage> => {
+    const blocklist = aBlocklist(0, false);
+    const expected = [{ kind: 'range' as const, entry, source: 'InternalIP' }];
+    return { blocklist: { ok: true, value: { ...blocklist, expected, missing: expected } } };
+  };
+
+  it.each([
+    ['127.0.0.1/32', 'is a loopback address'],
+    ['::1/128', 'is a loopback address'],
+    ['0.0.0.0/32', 'is the unspecified address'],
+    ['10.0.0.0/8', 'is wider than /16'],
+    ['fd00::/48', 'is wider than /64'],
+  ])('refuses to blocklist %s, saying why', (entry, why) => {
+    expect(checkFence(entriesFenceable, withStorage(planned(entry)))).toMatchObject({
+      phase: 'Refused',
+      reason: 'AddressNotFenceable',
+      evidence: [`blocklist entry ${entry} ${why}`],
+    });
+  });
+
+  it('lets a node address, a /16 and a /64 through', () => {
+    for (const entry of ['10.0.1.23/32', '10.7.0.0/16', 'fd00::/64', '10.0.1.23:0/0'])
+      expect(checkFence(entriesFenceable, withStorage(planned(entry))), entry).toEqual(Compliant);
+  });
+
+  it('judges the node’s own addresses when the storage cluster could not plan the fence', () => {
+    const unread = { blocklist: { ok: false as const, error: { name: 'CephApiError', message: 'down' } } };
+    expect(checkFence(entriesFenceable, withStorage({ ...unread, addresses: ['127.0.0.1'] }))).toMatchObject({
+      reason: 'AddressNotFenceable',
+      evidence: ['blocklist entry 127.0.0.1 is a loopback address'],
+    });
+    expect(checkFence(entriesFenceable, withStorage({ ...unread, addresses: ['10.0.1.23'] }))).toEqual(
+      Compliant,
+    );
+  });
+});
+
 describe('addresses-unique with range overlap (SAFETY.md rules 2 and 3)', () => {
   it('names the entry, the other node and the address it covers', () => {
     const spec = withStorage({ conflicts: [OTHER, DAEMON], otherNodesSharingAddresses: ['worker-2'] });
@@ -77,6 +119,14 @@ describe('the fence table refuses before any action', () => {
       'AddressSharedWithOtherNode',
     ],
     ['a storage daemon covered', { conflicts: [DAEMON] }, 'AddressOfStorageDaemon'],
+    [
+      'a loopback InternalIP',
+      {
+        addresses: ['127.0.0.1'],
+        blocklist: { ok: false, error: { name: 'CephApiError', message: 'loopback' } },
+      },
+      'AddressNotFenceable',
+    ],
   ] as const)('%s: Refused, no action, dry run or not', (_, overrides, reason) => {
     for (const dryRun of [false, true]) {
       const decision = run(withStorage(overrides), dryRun);

@@ -63,9 +63,10 @@ export interface RunConfig {
   readonly addressShared: boolean;
   /**
    * The fence's scope is wrong in another way: the node's storage-addresses annotation is malformed,
-   * or an entry to be blocklisted covers a storage daemon's address.
+   * an entry to be blocklisted covers a storage daemon's address, or it is loopback (a kubelet that
+   * reports 127.0.0.1 as its InternalIP).
    */
-  readonly scopeFault: 'none' | 'malformed' | 'daemon';
+  readonly scopeFault: 'none' | 'malformed' | 'daemon' | 'unfenceable';
   /**
    * The node's kubelet last reported its network images in use (status.volumesInUse), a report that stays
    * while the node is silent, with or without their VolumeAttachments (a hand-made taint removes those).
@@ -138,7 +139,12 @@ export const runConfigArb: fc.Arbitrary<RunConfig> = fc.record({
   bareMetal: weighted([1, true], [4, false]),
   addressShared: weighted([1, true], [19, false]),
   imagesReportedInUse: weighted([1, true], [3, false]),
-  scopeFault: weighted<RunConfig['scopeFault']>([18, 'none'], [1, 'malformed'], [1, 'daemon']),
+  scopeFault: weighted<RunConfig['scopeFault']>(
+    [18, 'none'],
+    [1, 'malformed'],
+    [1, 'daemon'],
+    [1, 'unfenceable'],
+  ),
 });
 
 /** What goes wrong (or right) on one step. */

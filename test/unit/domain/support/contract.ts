@@ -680,7 +680,7 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
       property: fc.property(
         holding(
           withImages.chain((c) =>
-            fc.constantFrom<RunConfig['scopeFault']>('malformed', 'daemon').map(
+            fc.constantFrom<RunConfig['scopeFault']>('malformed', 'daemon', 'unfenceable').map(
               (scopeFault): RunConfig => ({
                 ...c,
                 volumes: 'images',
@@ -696,8 +696,12 @@ export function contractProperties(decide: DecideFn, scale = 1, onDecision?: OnD
           expect(decisions.every((d) => d.action === null)).toBe(true);
           expect(decisions.at(-1)).toMatchObject({
             phase: 'Refused',
-            reason:
-              config.scopeFault === 'malformed' ? 'StorageAddressesMalformed' : 'AddressOfStorageDaemon',
+            reason: {
+              malformed: 'StorageAddressesMalformed',
+              daemon: 'AddressOfStorageDaemon',
+              unfenceable: 'AddressNotFenceable',
+              none: '',
+            }[config.scopeFault],
           });
         },
       ),

@@ -137,6 +137,24 @@ const legacyPath = (request: FenceRequest, serverMinor: number | null): boolean 
 const WATCH_TIMEOUT_MS = 30_000;
 
 /** The node's blocklist as listed in this observation, when the storage cluster answered. */
+/**
+ * Whether a storage fence of this observation would blocklist an entry no fence may (SAFETY.md rule 6):
+ * loopback, the unspecified address, or wider than /16 (IPv6 /64). Read from the text, as Ceph would.
+ */
+function blocklistsTheUnfenceable(observation: Observation): boolean {
+  const storage = observation.storage;
+  if (!storage) return false;
+  const entries = storage.blocklist.ok
+    ? storage.blocklist.value.expected.map((e) => e.entry)
+    : [...storage.addresses, ...storage.declared];
+  return entries.some((entry) => {
+    const [ip = '', prefix] = entry.replace(/:0\/0$/, '').split('/');
+    const v6 = ip.includes(':');
+    const width = prefix === undefined ? (v6 ? 128 : 32) : Number(prefix);
+    return ip.startsWith('127.') || ip === '::1' || ip === '0.0.0.0' || ip === '::' || width < (v6 ? 64 : 16);
+  });
+}
+
 const blocklistOf = (observation: Observation) =>
   observation.storage?.blocklist.ok ? observation.storage.blocklist.value : null;
 
@@ -304,6 +322,8 @@ export class FenceOracle {
       fail('committed to a storage fence of a node whose storage-addresses annotation is malformed');
     if (needs.storage && observation.storage?.conflicts.some((c) => c.kind === 'storage-daemon'))
       fail("committed to blocklist a storage daemon's address");
+    if (needs.storage && blocklistsTheUnfenceable(observation))
+      fail('committed to blocklist a loopback, unspecified or too wide entry');
     if (needs.storage && observation.storage?.holders?.ok === false)
       fail('rule 1: committed to a storage fence while the storage witness could not be read');
     if (needs.storage && !needs.machine && observation.storage?.holders === undefined)
@@ -371,6 +391,8 @@ export class FenceOracle {
       observation.storage?.conflicts.some((c) => c.kind === 'storage-daemon')
     )
       fail("blocklisted a storage daemon's address");
+    if (action.kind === 'storage-fence' && blocklistsTheUnfenceable(observation))
+      fail('blocklisted a loopback, unspecified or too wide entry');
     if (instance?.resolved && instance.otherNodes.length > 0)
       fail('acted while another Node names the machine');
     if (identity(observation)?.contradicts) fail("acted though the node's own signals name another machine");

@@ -258,12 +258,14 @@ function observeStorage(
     record.includes('"blocklist"') ||
     history?.isolation?.storage === true;
   if (!config.storageFencer || !needed) return null;
-  const expected = [{ kind: 'range' as const, entry: NODE_RANGE, source: `InternalIP ${NODE_IP}` }];
+  // A kubelet that reports a loopback InternalIP: the storage fencer would plan to blocklist it.
+  const ip = config.scopeFault === 'unfenceable' ? '127.0.0.1' : NODE_IP;
+  const expected = [{ kind: 'range' as const, entry: `${ip}/32`, source: `InternalIP ${ip}` }];
   const listed = state.blocklist.includes(NODE_RANGE);
   const until = t(answeredAt + 7 * 86_400);
   return {
     storage: 'ceph-rbd',
-    addresses: [NODE_IP],
+    addresses: [ip],
     declared: [],
     declaredError:
       config.scopeFault === 'malformed' ? 'annotation kube-fencer.io/storage-addresses="x": generated' : null,
