@@ -2,7 +2,8 @@
  * The CLI's way in, checked before a command acts: the kubeconfig (as kubectl reads it), the API
  * server (reachable, accepting the credentials, allowing every permission the command needs) and the
  * cloud's credentials. Each problem is one of the access errors, which the CLI prints in one line with
- * its own exit code; nothing has been changed when one is raised. A composition root, beside context.ts.
+ * its own exit code; nothing has been changed when one is raised. What it checked, compose.ts turns into
+ * a command's dependencies.
  */
 import type { AwsCredentialsProvider } from '../lib/adapters/aws-ec2/credentials.js';
 import { contextEndpoint } from '../lib/adapters/kubernetes/access/context-endpoint.js';
@@ -24,7 +25,6 @@ import {
 import type { FencerDeps } from '../lib/app/shared/deps.js';
 import type { Permission } from '../lib/domain/access-errors.js';
 import { isKnownOlderThanOutOfService } from '../lib/domain/strategy.js';
-import { createLogger, InMemoryMetrics } from '../lib/observability/index.js';
 import type { ConnectionOptions } from './options.js';
 import { requireOption } from './usage.js';
 
@@ -69,18 +69,6 @@ const permissionsFor = async (use: ClusterUse, endpoint: ApiEndpoint): Promise<r
   }
 };
 
-/**
- * The dependencies of a command that needs Kubernetes only (`status`, `limits`): no cloud client is built or
- * even loaded (the SDK would double the command's start-up time), and no provider is known.
- */
-const kubernetesOnly = (endpoint: ApiEndpoint, options: ConnectionOptions): FencerDeps => ({
-  cluster: new KubeCluster(endpoint),
-  compute: { forProviderId: () => null },
-  clock: { now: () => new Date() },
-  log: createLogger({ silent: !options.logJson, stderr: true }),
-  metrics: new InMemoryMetrics(),
-});
-
 /** A command's dependencies, and what the kubeconfig context said. */
 export interface Connected {
   readonly deps: FencerDeps;
@@ -108,7 +96,7 @@ export async function connect(
     );
   // Alibaba's credentials come from the environment: a missing one is known before anything is asked.
   const alibabaFencer = alibaba
-    ? await (await import('./context.js')).alibabaFencerFromEnv(process.env)
+    ? await (await import('./compose.js')).alibabaFencerFromEnv(process.env)
     : undefined;
   const aws = need.cloud && Boolean(options.region);
   const selected = selectKubeconfigContext({ path: options.kubeconfig, context: options.context });
@@ -127,13 +115,8 @@ export async function connect(
   if (review.status === 'rejected') throw review.reason;
   if (credentials.status === 'rejected') throw credentials.reason;
   const awsCredentials: AwsCredentialsProvider | undefined = credentials.value;
-  const deps = need.cloud
-    ? (await import('./context.js')).depsFromOptions(options, {
-        endpoint,
-        awsCredentials,
-        alibabaFencer,
-      })
-    : kubernetesOnly(endpoint, options);
+  const { composeCliDeps } = await import('./compose.js');
+  const deps = await composeCliDeps(options, { endpoint, awsCredentials, alibabaFencer }, need.cloud);
   return {
     deps,
     context: selected.context,

@@ -1,9 +1,10 @@
 /**
- * The composition root: the only module that builds SDK clients and adapters and hands them to the
- * use cases. The CLI and every Lambda handler start here.
+ * The composition shared by every deployment kind: the cluster, the storage fencers, the providers'
+ * routing and the run's checkpoints, around the compute fencers each deployment builds with its own
+ * cloud's SDK (lib/compose-aws.ts for EC2; the Alibaba ECS fencer in the CLI and the Function Compute
+ * runtime), so that no bundle carries another cloud's SDK. Each deployment's root starts here: the
+ * CLI (cli/compose.ts), the Lambda functions (functions/shared/), Function Compute (functions-fc/shared/).
  */
-import type { AwsCredentialsProvider } from './adapters/aws-ec2/credentials.js';
-import { createEc2Client, Ec2ComputeFencer } from './adapters/aws-ec2/index.js';
 import { CephRbdStorageFencer, NetworkFenceStorageFencer } from './adapters/ceph-rbd/index.js';
 import type { CephNetworkFenceSettings, CephRbdSettings } from './adapters/ceph-rbd/settings.js';
 import type { ApiEndpoint } from './adapters/kubernetes/api/endpoint.js';
@@ -19,16 +20,10 @@ import type { ComputeProviders } from './ports/compute-providers.js';
 export interface FencerConfig {
   /** The API server and its credentials (from a kubeconfig, Secrets Manager, or an EKS token). */
   readonly endpoint: ApiEndpoint;
-  /** The AWS region the EC2 fencer serves; without it, no EC2 fencer (an Alibaba-only deployment). */
-  readonly region?: string;
-  /** The AWS account that must own the instances; unchecked when absent. */
-  readonly accountId?: string;
-  /** AWS credentials already resolved (the CLI checks them before acting). @default the SDK's default chain */
-  readonly awsCredentials?: AwsCredentialsProvider;
   /**
-   * Compute fencers of other clouds, built by the caller's own composition (the CLI, a Function Compute
-   * runtime), e.g. the Alibaba Cloud ECS fencer. They are not built here so that a bundle for one cloud
-   * (an AWS Lambda function) does not carry the other cloud's SDK.
+   * The compute fencers, built by the deployment's own root (the EC2 fencer by lib/compose-aws.ts, the
+   * Alibaba ECS fencer by the CLI or the Function Compute runtime). @default none: nodes are served by
+   * no provider (a command that needs Kubernetes only)
    */
   readonly computeFencers?: readonly ComputeFencer[];
   /** The Ceph cluster whose RBD images the fencer isolates by blocklist; none without it. */
@@ -47,8 +42,6 @@ export interface FencerConfig {
   readonly pageSize?: number;
   /** Label keys that mark a control-plane node on top of the common role labels. @default none */
   readonly controlPlaneLabels?: readonly string[];
-  /** Wraps each AWS SDK client built here, e.g. so that its calls are traced. @default none */
-  readonly traceClient?: <T>(client: T) => T;
 }
 
 /** The shape of an Alibaba providerID, for routing only (the ECS fencer parses it strictly). */
@@ -68,21 +61,9 @@ export class ProviderRegistry implements ComputeProviders {
   }
 }
 
-/** The compute fencers the configuration asks for, by the scheme they serve. */
-function computeFencers(config: FencerConfig, logger: AppLogger): Map<string, ComputeFencer> {
-  const fencers = new Map<string, ComputeFencer>();
-  if (config.region !== undefined) {
-    const credentials = config.awsCredentials ? { credentials: config.awsCredentials } : {};
-    const client = (config.traceClient ?? ((c) => c))(createEc2Client(config.region, credentials));
-    fencers.set(
-      'aws',
-      new Ec2ComputeFencer({ region: config.region, accountId: config.accountId, client, logger }),
-    );
-  }
-  // Fencers are keyed by their provider name, which is also the providerID scheme they serve.
-  for (const fencer of config.computeFencers ?? []) fencers.set(fencer.provider, fencer);
-  return fencers;
-}
+/** The compute fencers by the provider they are, which is also the providerID scheme they serve. */
+const byProvider = (fencers: readonly ComputeFencer[]): Map<string, ComputeFencer> =>
+  new Map(fencers.map((fencer) => [fencer.provider, fencer]));
 
 /** The Ceph fencer the configuration asks for: through the mgr's restful module, or csi-addons. */
 function storageFencers(config: FencerConfig): FencerDeps['storage'] {
@@ -105,7 +86,7 @@ export function composeDeps(config: FencerConfig): FencerDeps {
       ...(config.reportingInstance ? { reportingInstance: config.reportingInstance } : {}),
       ...(config.pageSize ? { pageSize: config.pageSize } : {}),
     }),
-    compute: new ProviderRegistry(computeFencers(config, log)),
+    compute: new ProviderRegistry(byProvider(config.computeFencers ?? [])),
     storage: storageFencers(config),
     clock: { now: () => new Date() },
     log,

@@ -16,6 +16,7 @@ import { KubeCluster } from '../../lib/adapters/kubernetes/index.js';
 import { sweep } from '../../lib/app/sweep/index.js';
 import { healthCheck } from '../../lib/app/triggers/health-check.js';
 import { composeDeps } from '../../lib/compose.js';
+import { ec2ComputeFencer } from '../../lib/compose-aws.js';
 import { parseSweepRequest } from '../../lib/config/sweep-request.js';
 import { DEFAULT_LIMITS } from '../../lib/domain/request.js';
 import { createLogger, InMemoryMetrics } from '../../lib/observability/index.js';
@@ -62,7 +63,10 @@ const bytesRead = () => sockets.reduce((sum, s) => sum + s.bytesRead, 0);
 const silent = createLogger({ silent: true });
 
 if (what === 'sweep') {
-  const deps = composeDeps({ endpoint: countingEndpoint(), region: process.env.AWS_REGION, log: silent });
+  // As the sweep function composes it: the EC2 fencer of the region, for the findings' cross-check.
+  const region = process.env.AWS_REGION;
+  const computeFencers = region ? [ec2ComputeFencer({ region, logger: silent })] : [];
+  const deps = composeDeps({ endpoint: countingEndpoint(), computeFencers, log: silent });
   const report = await sweep(deps, parseSweepRequest({ cluster }));
   console.log(
     JSON.stringify({

@@ -15,7 +15,7 @@ import type { ApiEndpoint } from '../../lib/adapters/kubernetes/api/endpoint.js'
 import { KubeCluster } from '../../lib/adapters/kubernetes/kube-cluster.js';
 import type { FencerDeps } from '../../lib/app/shared/deps.js';
 import type { ProviderIdReaders, TriggerDeps, TriggerSettings } from '../../lib/app/triggers/index.js';
-import { ProviderRegistry } from '../../lib/compose.js';
+import { composeDeps } from '../../lib/compose.js';
 import { parseAlibabaSettings } from '../../lib/config/alibaba-settings.js';
 import { controlPlaneLabelsFromEnv } from '../../lib/config/control-plane-labels.js';
 import { FcClusterAccess, parseFcSettings } from '../../lib/config/fc-settings.js';
@@ -107,16 +107,14 @@ export const triggerDeps = perCredentials((credentials, endpoint): TriggerDeps =
   };
 });
 
-/** The fencing use cases' dependencies: Kubernetes and the ECS fencer. */
+/** The fencing use cases' dependencies: Kubernetes and the ECS fencer, composed as every deployment's are. */
 export const fencerDeps = perCredentials(
-  (credentials, endpoint): FencerDeps => ({
-    cluster: new KubeCluster(endpoint),
-    compute: new ProviderRegistry(
-      new Map([['alicloud', new EcsComputeFencer({ region: settings.region, ...alibaba, credentials })]]),
-    ),
-    controlPlaneLabels: controlPlaneLabelsFromEnv(process.env),
-    clock,
-    log: telemetry.log,
-    metrics: telemetry.metrics,
-  }),
+  (credentials, endpoint): FencerDeps =>
+    composeDeps({
+      endpoint,
+      computeFencers: [new EcsComputeFencer({ region: settings.region, ...alibaba, credentials })],
+      controlPlaneLabels: controlPlaneLabelsFromEnv(process.env),
+      log: telemetry.log,
+      metrics: telemetry.metrics,
+    }),
 );

@@ -10,6 +10,7 @@ import {
   withCephKeyFromSecret,
 } from '../../lib/adapters/ceph-rbd/index.js';
 import { composeDeps } from '../../lib/compose.js';
+import { ec2ComputeFencer } from '../../lib/compose-aws.js';
 import { controlPlaneLabelsFromEnv } from '../../lib/config/control-plane-labels.js';
 import { log, metrics, perConnection, settings } from './connection.js';
 import { traced } from './tracing.js';
@@ -48,12 +49,17 @@ const controlPlaneLabels = controlPlaneLabelsFromEnv(process.env);
 export const fencerDeps = perConnection(({ endpoint }) =>
   composeDeps({
     endpoint,
-    region: settings.region,
-    accountId: settings.accountId,
+    computeFencers: [
+      ec2ComputeFencer({
+        region: settings.region,
+        accountId: settings.accountId,
+        traceClient: traced,
+        logger: log,
+      }),
+    ],
     log,
     metrics,
     controlPlaneLabels,
-    traceClient: traced,
     ...(ceph ? { ceph } : {}),
     ...(process.env.AWS_LAMBDA_FUNCTION_NAME
       ? { reportingInstance: process.env.AWS_LAMBDA_FUNCTION_NAME }

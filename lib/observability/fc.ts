@@ -4,7 +4,9 @@
  * request id and the function's name; a metric is a line with `metric` and `value`, which the stack's
  * SLS index and alerts count (infra-alicloud/constructs/monitoring.ts). No agent, no SDK.
  */
-import type { AuditLog, Metrics } from '../ports/audit.js';
+import type { Metrics } from '../ports/audit.js';
+// A type only: the Powertools logger behind index.ts never reaches a Function Compute bundle.
+import type { AppLogger } from './index.js';
 
 /** The service name of every line: index.ts's SERVICE_NAME, not imported, so Powertools stays out of the bundles. */
 const SERVICE_NAME = 'kube-fencer';
@@ -22,7 +24,8 @@ export interface FcLogContext {
 
 /** A JSON-lines logger (and metrics as log lines) whose context is set per invocation. */
 export interface FcTelemetry {
-  readonly log: AuditLog;
+  /** The log of the use cases and of the adapters (their debug lines too, below the INFO threshold by default). */
+  readonly log: AppLogger;
   readonly metrics: Metrics;
   /** Replaces the per-invocation keys (call at the start of every invocation). */
   setContext(context: FcLogContext): void;
@@ -61,6 +64,7 @@ export function createFcTelemetry(
     line('INFO', 'metric', { metric: name, value, unit, ...dimensions });
   return {
     log: {
+      debug: (message, fields) => line('DEBUG', message, fields),
       info: (message, fields) => line('INFO', message, fields),
       warn: (message, fields) => line('WARN', message, fields),
       error: (message, fields) => line('ERROR', message, fields),

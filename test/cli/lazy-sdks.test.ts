@@ -32,7 +32,7 @@ const dynamicImports = (file: string): string[] =>
   [...read(file).matchAll(/import\("\.\/([^"]+\.js)"\)/g)].map((m) => m[1] ?? '');
 
 describe('the built CLI', () => {
-  const context = readdirSync(DIST).find((f) => /^context-[A-Z0-9]+\.js$/.test(f));
+  const context = readdirSync(DIST).find((f) => /^compose-[A-Z0-9]+\.js$/.test(f));
 
   it('composes its dependencies without loading the Alibaba ECS SDK', () => {
     expect(context).toBeDefined();

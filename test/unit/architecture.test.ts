@@ -149,13 +149,15 @@ describe('dependency direction', () => {
   });
 
   it('only the composition roots build adapters', () => {
-    // The shared root, the Lambda and Function Compute functions' runtimes, and the CLI's two: context.ts builds the dependencies,
-    // access.ts reads kubeconfigs and checks the API server and cloud credentials before a command acts.
+    // The shared composition and the EC2 fencer's, the Lambda and Function Compute functions' runtimes, and the
+    // CLI's: access.ts reads kubeconfigs and checks the API server and cloud credentials before a command acts,
+    // compose.ts builds its dependencies from what was checked.
     const roots = [
       'lib/compose.ts',
+      'lib/compose-aws.ts',
       'functions/shared/',
       'functions-fc/shared/',
-      'cli/context.ts',
+      'cli/compose.ts',
       'cli/access.ts',
     ];
     const builds = [...sources('lib'), ...sources('functions'), ...sources('functions-fc'), ...sources('cli')]

@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { EcsComputeFencer } from '../../lib/adapters/alicloud-ecs/index.js';
 import { composeDeps, ProviderRegistry } from '../../lib/compose.js';
+import { ec2ComputeFencer } from '../../lib/compose-aws.js';
+import { createLogger } from '../../lib/observability/index.js';
 import type { ComputeFencer } from '../../lib/ports/compute-fencer.js';
 
 const aws = { provider: 'aws' } as ComputeFencer;
@@ -40,17 +42,22 @@ describe('composeDeps', () => {
     credentials: { accessKeyId: 'a', accessKeySecret: 's' },
   });
 
-  it('serves ECS nodes with the ECS fencer the caller built, and EC2 nodes only with an AWS region', () => {
+  it('serves each node with the compute fencer its deployment built, and no node without one', () => {
     const deps = composeDeps({
       endpoint,
       computeFencers: [ecs],
     });
     expect(deps.compute.forProviderId('cn-hangzhou.i-bp1h4adlltjc1d48goaq')?.provider).toBe('alicloud');
     expect(deps.compute.forProviderId('aws:///us-east-1a/i-0123456789abcdef0')).toBeNull();
+    expect(
+      composeDeps({ endpoint }).compute.forProviderId('aws:///us-east-1a/i-0123456789abcdef0'),
+    ).toBeNull();
     const mixed = composeDeps({
       endpoint,
-      region: 'us-east-1',
-      computeFencers: [ecs],
+      computeFencers: [
+        ec2ComputeFencer({ region: 'us-east-1', logger: createLogger({ silent: true }) }),
+        ecs,
+      ],
     });
     expect(mixed.compute.forProviderId('aws:///us-east-1a/i-0123456789abcdef0')?.provider).toBe('aws');
     expect(mixed.compute.forProviderId('cn-hangzhou.i-bp1h4adlltjc1d48goaq')?.provider).toBe('alicloud');

@@ -50,8 +50,19 @@ export async function alibabaFencerFromEnv(env: NodeJS.ProcessEnv): Promise<EcsC
   return new EcsComputeFencer({ ...settings, credentials });
 }
 
-/** Builds the fencer's dependencies from the command line (the CLI's composition). */
-export function depsFromOptions(options: ConnectionOptions, access: CheckedAccess): FencerDeps {
+/**
+ * The CLI's composition root, on lib/compose.ts: what cli/access.ts checked (the API server, the cloud's
+ * credentials) becomes a command's dependencies. A command that needs Kubernetes only gets no compute
+ * fencer and loads no cloud SDK; one that acts on machines gets the EC2 fencer of `--region` (its SDK
+ * loaded only then) and the Alibaba ECS fencer when `ALIBABA_CLOUD_REGION` is set.
+ */
+export async function composeCliDeps(
+  options: ConnectionOptions,
+  access: CheckedAccess,
+  cloud: boolean,
+): Promise<FencerDeps> {
+  const log = createLogger({ silent: !options.logJson, stderr: true });
+  if (!cloud) return composeDeps({ endpoint: access.endpoint, log });
   const alibaba = access.alibabaFencer;
   // An Alibaba-only deployment needs no AWS region; every other needs one.
   const region = alibaba
@@ -61,15 +72,20 @@ export function depsFromOptions(options: ConnectionOptions, access: CheckedAcces
         '--region',
         'or set AWS_REGION; for Alibaba Cloud set ALIBABA_CLOUD_REGION',
       );
+  const aws = region
+    ? (await import('../lib/compose-aws.js')).ec2ComputeFencer({
+        region,
+        accountId: options.accountId,
+        credentials: access.awsCredentials,
+        logger: log,
+      })
+    : undefined;
   return composeDeps({
     endpoint: access.endpoint,
-    region,
-    accountId: options.accountId,
-    awsCredentials: access.awsCredentials,
-    computeFencers: alibaba ? [alibaba] : [],
+    computeFencers: [...(aws ? [aws] : []), ...(alibaba ? [alibaba] : [])],
     cephNetworkFence: cephNetworkFenceSettingsFromEnv(process.env),
     ceph: cephRbdSettingsFromEnv(process.env, (path) => readFileSync(path, 'utf8')),
-    log: createLogger({ silent: !options.logJson, stderr: true }),
+    log,
     ...(options.chunkSize ? { pageSize: options.chunkSize } : {}),
     controlPlaneLabels: controlPlaneLabelsFromEnv(process.env),
   });
