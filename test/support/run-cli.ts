@@ -2,13 +2,13 @@
  * Runs the built `fencer` (bin/fencer.js → dist/, as installed) in its own process, with an environment
  * of its own: a fresh HOME (no ~/.kube, no ~/.aws), no KUBECONFIG, no AWS variables, unless given.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../../lab/paths.js';
+import { FENCER_BIN, spawnFencer } from '../../lab/scenarios/fencer-process.js';
 
-export const FENCER = join(REPO_ROOT, 'bin', 'fencer.js');
+/** The built command, as installed. */
+export const FENCER = FENCER_BIN;
 
 export interface CliResult {
   readonly code: number | null;
@@ -27,29 +27,17 @@ export function isolatedEnv(extra: Readonly<Record<string, string>> = {}): NodeJ
   };
 }
 
-/** Runs `node bin/fencer.js ...args` (or `command` instead of node) to completion. */
-export function runCli(
+/** Runs `node bin/fencer.js ...args` (or `command` instead of node) to completion, isolated by default. */
+export async function runCli(
   args: readonly string[],
   options: { readonly env?: NodeJS.ProcessEnv; readonly command?: readonly string[] } = {},
 ): Promise<CliResult> {
-  const [command, ...prefix] = options.command ?? [process.execPath, FENCER];
-  const child = spawn(command ?? process.execPath, [...prefix, ...args], {
-    cwd: REPO_ROOT,
+  const run = spawnFencer(args, {
     env: options.env ?? isolatedEnv(),
-    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.command ? { command: options.command } : {}),
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const { code, stdout, stderr } = await run.done;
+  return { code, stdout, stderr };
 }
 
 /** The lines of a stream's text, without the trailing newline. */
