@@ -3,10 +3,10 @@
  * at the deadline still waits, and what the failure names.
  */
 import { describe, expect, it } from 'vitest';
-import type { RunHistory } from '../../../lib/domain/index.js';
-import { Reason } from '../../../lib/domain/index.js';
-import { fenceContext } from '../../../lib/domain/rules/context.js';
-import { deadlineOf, expired, waitOrExpire } from '../../../lib/domain/rules/deadline.js';
+import type { RunHistory } from '../../../../lib/domain/index.js';
+import { Reason } from '../../../../lib/domain/index.js';
+import { fenceContext } from '../../../../lib/domain/rules/context.js';
+import { deadlineOf, expired, waitOrExpire } from '../../../../lib/domain/rules/deadline.js';
 import {
   aRequest,
   committedHistory,
@@ -16,7 +16,7 @@ import {
   stopped,
   t,
   taintedHistory,
-} from './support/fixtures.js';
+} from '../support/fixtures.js';
 
 const ctx = (at: number, history: RunHistory, power = {}) =>
   fenceContext(observe({ at, power: { ...power, observedAt: t(at) } }), aRequest(), history);

@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { Compliant, NotApplicable, ValidationError } from '../../../lib/domain/index.js';
-import { heartbeatStale, leaseStale, nodeNotReady, seenAlive } from '../../../lib/domain/rules/liveness.js';
-import { instanceNotStartedAgain } from '../../../lib/domain/rules/started-again.js';
-import { aRequest, checkFence, committedHistory, provenHistory, stopped, t } from './support/fixtures.js';
+import { Compliant, NotApplicable, ValidationError } from '../../../../lib/domain/index.js';
+import {
+  heartbeatStale,
+  leaseStale,
+  nodeNotReady,
+  seenAlive,
+} from '../../../../lib/domain/rules/liveness.js';
+import { instanceNotStartedAgain } from '../../../../lib/domain/rules/started-again.js';
+import { aRequest, checkFence, committedHistory, provenHistory, stopped, t } from '../support/fixtures.js';
 
 describe('node-not-ready (SAFETY.md rule 2)', () => {
   it.each(['Unknown', 'False'] as const)('is compliant when the node is Ready=%s', (ready) => {

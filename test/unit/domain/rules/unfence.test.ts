@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Compliant, decideUnfence, NotApplicable } from '../../../lib/domain/index.js';
+import { Compliant, decideUnfence, NotApplicable } from '../../../../lib/domain/index.js';
 import {
   nodeReadyAgain,
   powerCycled,
@@ -10,7 +10,7 @@ import {
   unfenceInstanceOwned,
   unfenceInstanceResolved,
   unfenceNodeExists,
-} from '../../../lib/domain/rules/unfence.js';
+} from '../../../../lib/domain/rules/unfence.js';
 import {
   anUnfenceRequest,
   checkUnfence,
@@ -25,7 +25,7 @@ import {
   THEIR_TAINT,
   t,
   taintedNode,
-} from './support/fixtures.js';
+} from '../support/fixtures.js';
 
 /** Back after a power cycle: Ready, running, launched after the fence at t(45). */
 const back = {

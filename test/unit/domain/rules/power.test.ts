@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { Compliant, NotApplicable } from '../../../lib/domain/index.js';
+import { Compliant, NotApplicable } from '../../../../lib/domain/index.js';
 import {
   commit,
   confirmOff,
   dryRunReport,
   instanceStoppable,
   powerObserved,
-} from '../../../lib/domain/rules/power.js';
+} from '../../../../lib/domain/rules/power.js';
 import {
   aRequest,
   checkFence,
@@ -16,7 +16,7 @@ import {
   provenHistory,
   stopped,
   t,
-} from './support/fixtures.js';
+} from '../support/fixtures.js';
 
 describe('instance-stoppable', () => {
   it('is compliant for an on-demand instance', () => {

@@ -13,7 +13,7 @@ import {
   legacyDeleteVolumeAttachments,
   stillOff,
   toleratingPods,
-} from '../../../lib/domain/rules/release.js';
+} from '../../../../lib/domain/rules/release.js';
 import {
   aPod,
   aRequest,
@@ -28,8 +28,8 @@ import {
   t,
   taintedHistory,
   taintedNode,
-} from './support/fixtures.js';
-import { aBlocklist, aStorage, ENTRY, IMAGE, RANGE } from './support/storage.js';
+} from '../support/fixtures.js';
+import { aBlocklist, aStorage, ENTRY, IMAGE, RANGE } from '../support/storage.js';
 
 const drainSpec = (pods = [aPod('db-0'), aPod('db-1')]) => ({
   at: 60,

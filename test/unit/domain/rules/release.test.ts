@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NotApplicable } from '../../../lib/domain/index.js';
+import { NotApplicable } from '../../../../lib/domain/index.js';
 import {
   accelerateForceDelete,
   addTaint,
@@ -9,7 +9,7 @@ import {
   legacyDeleteVolumeAttachments,
   stillOff,
   toleratingPods,
-} from '../../../lib/domain/rules/release.js';
+} from '../../../../lib/domain/rules/release.js';
 import {
   aPod,
   aRequest,
@@ -28,7 +28,7 @@ import {
   t,
   taintedHistory,
   taintedNode,
-} from './support/fixtures.js';
+} from '../support/fixtures.js';
 
 const v125 = { serverVersion: { major: 1, minor: 25 } };
 const drainedWorld = { pods: [], volumeAttachments: [], disks: [ROOT_DISK] };

@@ -3,13 +3,13 @@
  * field, so the operator can tell which record or observation carries it.
  */
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../lib/domain/index.js';
-import { leaseStale } from '../../../lib/domain/rules/liveness.js';
-import { confirmOff } from '../../../lib/domain/rules/power.js';
-import { instanceNotStartedAgain } from '../../../lib/domain/rules/started-again.js';
-import { confirmStorage } from '../../../lib/domain/rules/storage.js';
-import { powerCycled } from '../../../lib/domain/rules/unfence.js';
-import { unfenceContext } from '../../../lib/domain/rules/unfence-context.js';
+import { ValidationError } from '../../../../lib/domain/index.js';
+import { leaseStale } from '../../../../lib/domain/rules/liveness.js';
+import { confirmOff } from '../../../../lib/domain/rules/power.js';
+import { instanceNotStartedAgain } from '../../../../lib/domain/rules/started-again.js';
+import { confirmStorage } from '../../../../lib/domain/rules/storage.js';
+import { powerCycled } from '../../../../lib/domain/rules/unfence.js';
+import { unfenceContext } from '../../../../lib/domain/rules/unfence-context.js';
 import {
   anUnfenceRequest,
   aRequest,
@@ -21,8 +21,8 @@ import {
   observe,
   t,
   taintedNode,
-} from './support/fixtures.js';
-import { aBlocklist, aStorage, IMAGE, storageCommittedHistory } from './support/storage.js';
+} from '../support/fixtures.js';
+import { aBlocklist, aStorage, IMAGE, storageCommittedHistory } from '../support/storage.js';
 
 const unreadable = (field: string) =>
   new ValidationError(`${field} is not an ISO 8601 time with a zone: "yesterday"`);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Compliant, DEFAULT_LIMITS, NotApplicable, ValidationError } from '../../../lib/domain/index.js';
-import { inFlightWithinLimits, unhealthyWithinLimits } from '../../../lib/domain/rules/blast-radius.js';
-import { aRequest, checkFence, committedHistory, NODE, provenHistory, stopped } from './support/fixtures.js';
+import { Compliant, DEFAULT_LIMITS, NotApplicable, ValidationError } from '../../../../lib/domain/index.js';
+import { inFlightWithinLimits, unhealthyWithinLimits } from '../../../../lib/domain/rules/blast-radius.js';
+import { aRequest, checkFence, committedHistory, NODE, provenHistory, stopped } from '../support/fixtures.js';
 
 const unhealthy = (count: number, totalNodes = 20) => ({
   cluster: {

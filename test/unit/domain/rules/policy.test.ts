@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { Compliant, DEFAULT_LIMITS, NotApplicable } from '../../../lib/domain/index.js';
+import { Compliant, DEFAULT_LIMITS, NotApplicable } from '../../../../lib/domain/index.js';
 import {
   controlPlaneAllowed,
   instanceOwned,
   notOptedOut,
   strategySupported,
-} from '../../../lib/domain/rules/policy.js';
-import { aRequest, checkFence, committedHistory, fault } from './support/fixtures.js';
+} from '../../../../lib/domain/rules/policy.js';
+import { aRequest, checkFence, committedHistory, fault } from '../support/fixtures.js';
 
 describe('not-opted-out (SAFETY.md rule 4)', () => {
   it('is compliant when the node has not opted out', () => {

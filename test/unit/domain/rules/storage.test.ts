@@ -4,18 +4,18 @@
  * fencer the old watches are waited out. Each case names what the operator reads.
  */
 import { describe, expect, it } from 'vitest';
-import { Compliant, NotApplicable, type RunHistory } from '../../../lib/domain/index.js';
-import { baseEvidence, fenceContext } from '../../../lib/domain/rules/context.js';
-import { deadlineOf } from '../../../lib/domain/rules/deadline.js';
-import { commit } from '../../../lib/domain/rules/power.js';
+import { Compliant, NotApplicable, type RunHistory } from '../../../../lib/domain/index.js';
+import { baseEvidence, fenceContext } from '../../../../lib/domain/rules/context.js';
+import { deadlineOf } from '../../../../lib/domain/rules/deadline.js';
+import { commit } from '../../../../lib/domain/rules/power.js';
 import {
   addressesUnique,
   confirmStorage,
   stillIsolated,
   storageObserved,
   watchesGone,
-} from '../../../lib/domain/rules/storage.js';
-import { PollSeconds } from '../../../lib/domain/timing.js';
+} from '../../../../lib/domain/rules/storage.js';
+import { PollSeconds } from '../../../../lib/domain/timing.js';
 import {
   aRequest,
   checkFence,
@@ -26,8 +26,8 @@ import {
   provenHistory,
   type Spec,
   t,
-} from './support/fixtures.js';
-import { aBlocklist, aStorage, ENTRY, IMAGE, RANGE, storageCommittedHistory } from './support/storage.js';
+} from '../support/fixtures.js';
+import { aBlocklist, aStorage, ENTRY, IMAGE, RANGE, storageCommittedHistory } from '../support/storage.js';
 
 /** A node holding one RBD image, its blocklist read at `t(at)`. */
 const imageNode = (at: number, blocklist: Parameters<typeof aStorage>[0]): Spec => ({

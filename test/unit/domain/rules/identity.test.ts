@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { Compliant, NotApplicable } from '../../../lib/domain/index.js';
+import { Compliant, NotApplicable } from '../../../../lib/domain/index.js';
 import {
   identityConsistent,
   identityCorroborated,
   instanceUnique,
-} from '../../../lib/domain/rules/identity.js';
+} from '../../../../lib/domain/rules/identity.js';
 import {
   aRequest,
   aVolumeAttachment,
@@ -14,7 +14,7 @@ import {
   IDENTITY,
   INSTANCE,
   NODE_DNS,
-} from './support/fixtures.js';
+} from '../support/fixtures.js';
 
 describe('instance-unique (SAFETY.md rules 2 and 3)', () => {
   it('is compliant when no other Node names the machine', () => {

@@ -5,10 +5,10 @@
  * run, never an entry that was listed before the run committed.
  */
 import { describe, expect, it } from 'vitest';
-import { decide } from '../../../lib/domain/decide.js';
-import type { RunHistory } from '../../../lib/domain/index.js';
-import { aRequest, observe, provenHistory, type Spec, t } from './support/fixtures.js';
-import { aBlocklist, aStorage, IMAGE, RANGE, storageCommittedHistory } from './support/storage.js';
+import { decide } from '../../../../lib/domain/decide.js';
+import type { RunHistory } from '../../../../lib/domain/index.js';
+import { aRequest, observe, provenHistory, type Spec, t } from '../support/fixtures.js';
+import { aBlocklist, aStorage, IMAGE, RANGE, storageCommittedHistory } from '../support/storage.js';
 
 const OTHER = { kind: 'range', entry: '10.0.9.9/32', source: 'configured range 10.0.9.9/32' } as const;
 

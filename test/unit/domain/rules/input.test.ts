@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { Compliant, NotApplicable, ValidationError } from '../../../lib/domain/index.js';
-import { fenceContext } from '../../../lib/domain/rules/context.js';
+import { Compliant, NotApplicable, ValidationError } from '../../../../lib/domain/index.js';
+import { fenceContext } from '../../../../lib/domain/rules/context.js';
 import {
   evidenceNamesInstance,
   nodeExists,
   providerIdParses,
   providerIdPresent,
   sameTarget,
-} from '../../../lib/domain/rules/input.js';
-import { unfenceContext } from '../../../lib/domain/rules/unfence-context.js';
+} from '../../../../lib/domain/rules/input.js';
+import { unfenceContext } from '../../../../lib/domain/rules/unfence-context.js';
 import {
   anUnfenceRequest,
   aRequest,
@@ -17,7 +17,7 @@ import {
   freshHistory,
   INSTANCE,
   observe,
-} from './support/fixtures.js';
+} from '../support/fixtures.js';
 
 describe('node-exists (SAFETY.md rule 10)', () => {
   it('is compliant when the node exists', () => {

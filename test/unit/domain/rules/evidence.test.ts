@@ -4,21 +4,21 @@
  * these lines; a reader must be able to tell from them which check stopped the run and on what facts.
  */
 import { describe, expect, it } from 'vitest';
-import { Compliant, NotApplicable, ValidationError } from '../../../lib/domain/index.js';
-import { inFlightWithinLimits, unhealthyWithinLimits } from '../../../lib/domain/rules/blast-radius.js';
-import { identityConsistent, identityCorroborated } from '../../../lib/domain/rules/identity.js';
-import { evidenceNamesInstance, providerIdPresent, sameTarget } from '../../../lib/domain/rules/input.js';
-import { heartbeatStale, leaseStale, seenAlive } from '../../../lib/domain/rules/liveness.js';
-import { controlPlaneAllowed, instanceOwned, notOptedOut } from '../../../lib/domain/rules/policy.js';
+import { Compliant, NotApplicable, ValidationError } from '../../../../lib/domain/index.js';
+import { inFlightWithinLimits, unhealthyWithinLimits } from '../../../../lib/domain/rules/blast-radius.js';
+import { identityConsistent, identityCorroborated } from '../../../../lib/domain/rules/identity.js';
+import { evidenceNamesInstance, providerIdPresent, sameTarget } from '../../../../lib/domain/rules/input.js';
+import { heartbeatStale, leaseStale, seenAlive } from '../../../../lib/domain/rules/liveness.js';
+import { controlPlaneAllowed, instanceOwned, notOptedOut } from '../../../../lib/domain/rules/policy.js';
 import {
   commit,
   confirmOff,
   dryRunReport,
   instanceStoppable,
   powerObserved,
-} from '../../../lib/domain/rules/power.js';
-import { instanceNotStartedAgain } from '../../../lib/domain/rules/started-again.js';
-import { PollSeconds } from '../../../lib/domain/timing.js';
+} from '../../../../lib/domain/rules/power.js';
+import { instanceNotStartedAgain } from '../../../../lib/domain/rules/started-again.js';
+import { PollSeconds } from '../../../../lib/domain/timing.js';
 import {
   aRequest,
   checkFence,
@@ -31,7 +31,7 @@ import {
   provenHistory,
   stopped,
   t,
-} from './support/fixtures.js';
+} from '../support/fixtures.js';
 
 describe('policy refusals name the node and the instance', () => {
   it('opt-out and control plane', () => {

@@ -3,8 +3,8 @@
  * once with its own reason; a retryable one is left to the rules that wait for an answer.
  */
 import { describe, expect, it } from 'vitest';
-import { decide, NotApplicable, type ProviderFault } from '../../../lib/domain/index.js';
-import { providerAcceptsCalls, unfenceProviderAcceptsCalls } from '../../../lib/domain/rules/provider.js';
+import { decide, NotApplicable, type ProviderFault } from '../../../../lib/domain/index.js';
+import { providerAcceptsCalls, unfenceProviderAcceptsCalls } from '../../../../lib/domain/rules/provider.js';
 import {
   aRequest,
   checkFence,
@@ -13,7 +13,7 @@ import {
   fault,
   observe,
   taintedNode,
-} from './support/fixtures.js';
+} from '../support/fixtures.js';
 
 const signature: ProviderFault = {
   name: 'ProviderApiError',

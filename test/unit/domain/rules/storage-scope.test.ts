@@ -4,17 +4,17 @@
  * refusal naming the other party, decided before any action (the whole table, from a fresh run).
  */
 import { describe, expect, it } from 'vitest';
-import { Compliant, decide, NotApplicable } from '../../../lib/domain/index.js';
-import type { ObservedStorage } from '../../../lib/domain/observation.js';
-import { addressesUnique } from '../../../lib/domain/rules/storage.js';
+import { Compliant, decide, NotApplicable } from '../../../../lib/domain/index.js';
+import type { ObservedStorage } from '../../../../lib/domain/observation.js';
+import { addressesUnique } from '../../../../lib/domain/rules/storage.js';
 import {
   awayFromStorageDaemons,
   declaredAddressesValid,
   entriesFenceable,
-} from '../../../lib/domain/rules/storage-scope.js';
-import type { ScopeConflict } from '../../../lib/domain/storage-scope.js';
-import { aRequest, checkFence, freshHistory, observe, type Spec } from './support/fixtures.js';
-import { aBlocklist, aStorage, IMAGE } from './support/storage.js';
+} from '../../../../lib/domain/rules/storage-scope.js';
+import type { ScopeConflict } from '../../../../lib/domain/storage-scope.js';
+import { aRequest, checkFence, freshHistory, observe, type Spec } from '../support/fixtures.js';
+import { aBlocklist, aStorage, IMAGE } from '../support/storage.js';
 
 const DAEMON: ScopeConflict = {
   kind: 'storage-daemon',
