@@ -5,9 +5,10 @@
  * needs tsx or the devDependencies at run time. The chunks sit directly in dist/ so that code which
  * finds the repository from its own location (the lab, for `fencer demo`) finds it from there too.
  */
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
+import { builtAfterSources } from '../infra/build-freshness.js';
 import { ESBUILD, inlineSchemaKeys } from '../infra/bundling.js';
 import { writeThirdPartyNotices } from '../infra/third-party-notices.js';
 
@@ -55,24 +56,9 @@ export async function bundleCli(root: string, outdir = join(root, DIST_DIR)): Pr
 /** What the build is made from: if none changed since dist/ was written, the build is current. */
 const SOURCES = ['cli', 'lib', 'lab', 'infra/bundling.ts', 'package.json', 'package-lock.json'];
 
-function newestChange(path: string): number {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return readdirSync(path)
-    .filter((entry) => entry !== 'go' && entry !== 'node_modules')
-    .reduce((newest, entry) => Math.max(newest, newestChange(join(path, entry))), stat.mtimeMs);
-}
-
 /** Builds dist/ unless it is newer than every source (the test setup and the benches call this). */
 export async function ensureCliBuilt(root: string): Promise<'built' | 'current'> {
-  const entry = join(root, DIST_DIR, CLI_ENTRY);
-  const builtAt = existsSync(entry) ? statSync(entry).mtimeMs : 0;
-  const changedAt = Math.max(
-    ...SOURCES.map((s) => join(root, s))
-      .filter(existsSync)
-      .map(newestChange),
-  );
-  if (builtAt > changedAt) return 'current';
+  if (builtAfterSources(root, join(DIST_DIR, CLI_ENTRY), SOURCES)) return 'current';
   await bundleCli(root);
   return 'built';
 }

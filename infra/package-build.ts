@@ -5,9 +5,10 @@
  * that imports the construct has neither the sources nor tsx to bundle them at synth).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { builtAfterSources } from './build-freshness.js';
 import { bundleFunction, ESBUILD, FUNCTIONS } from './bundling.js';
 import { writeThirdPartyNotices } from './third-party-notices.js';
 
@@ -53,25 +54,9 @@ export async function buildCdkPackage(root: string): Promise<number> {
 /** What the package is made from: if none changed since dist/cdk/ was written, it is current. */
 const SOURCES = ['infra', 'lib', 'functions', 'deploy/rbac.yaml', 'package.json', 'package-lock.json'];
 
-function newestChange(path: string): number {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return readdirSync(path).reduce(
-    (newest, entry) => Math.max(newest, newestChange(join(path, entry))),
-    stat.mtimeMs,
-  );
-}
-
 /** Builds dist/cdk/ and dist/lambda/ unless they are newer than every source. */
 export async function ensureCdkPackageBuilt(root: string): Promise<'built' | 'current'> {
-  const entry = join(root, CDK_DIST, ENTRY);
-  const builtAt = existsSync(entry) ? statSync(entry).mtimeMs : 0;
-  const changedAt = Math.max(
-    ...SOURCES.map((s) => join(root, s))
-      .filter(existsSync)
-      .map(newestChange),
-  );
-  if (builtAt > changedAt) return 'current';
+  if (builtAfterSources(root, join(CDK_DIST, ENTRY), SOURCES)) return 'current';
   await buildCdkPackage(root);
   return 'built';
 }
