@@ -1,8 +1,9 @@
 /**
  * The dependency direction of docs/architecture.md#dependency-direction, checked: functions/ and cli/ →
- * lib/app → lib/ports → lib/domain; adapters implement ports and import only their SDK plus ports and
- * domain; only the composition roots build adapters; infra/ imports no use case and no adapter; and
- * no source file imports itself through others (no import circle, type-only imports included).
+ * lib/app → lib/ports → lib/domain; adapters implement ports and import only their SDK plus ports, domain
+ * and the adapters' pure shared helpers; only the composition roots build adapters; infra/ imports no use
+ * case and no adapter; and no source file imports itself through others (no import circle, type-only
+ * imports included).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -27,6 +28,12 @@ function localImports(file: string): string[] {
     ...text.matchAll(/\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g),
   ].map((m) => m[1] ?? '');
   return specs.map((s) => relative(REPO_ROOT, resolve(join(REPO_ROOT, dirname(file)), s)));
+}
+
+/** The packages a file imports (`node:` built-ins included): every import that is not relative. */
+function packageImports(file: string): string[] {
+  const text = readFileSync(join(REPO_ROOT, file), 'utf8');
+  return [...text.matchAll(/(?:import|export)[^'"]*?from\s+['"]([^.'"][^'"]*)['"]/g)].map((m) => m[1] ?? '');
 }
 
 /** The source file an import names: `x.js` is `x.ts` in the tree. */
@@ -92,12 +99,28 @@ describe('dependency direction', () => {
     expect(violations('lib/app', (t) => within(t, 'lib/app/', 'lib/ports/', 'lib/domain/'))).toEqual([]);
   });
 
-  it('each adapter imports only itself, ports and domain', () => {
+  // lib/adapters/shared/ holds what several adapters would otherwise each write again (the providerID
+  // refusal): pure code, no SDK and no I/O, so sharing it ties no adapter to another's.
+  it("each adapter imports only itself, ports, domain and the adapters' shared helpers", () => {
     const adapters = readdirSync(join(REPO_ROOT, 'lib/adapters'));
     for (const adapter of adapters) {
       const own = `lib/adapters/${adapter}/`;
-      expect(violations(own.slice(0, -1), (t) => within(t, own, 'lib/ports/', 'lib/domain/'))).toEqual([]);
+      expect(
+        violations(own.slice(0, -1), (t) =>
+          within(t, own, 'lib/ports/', 'lib/domain/', 'lib/adapters/shared/'),
+        ),
+      ).toEqual([]);
     }
+  });
+
+  it("the adapters' shared helpers are pure: they import only themselves and domain, and no package", () => {
+    expect(
+      violations('lib/adapters/shared', (t) => within(t, 'lib/adapters/shared/', 'lib/domain/')),
+    ).toEqual([]);
+    const packages = sources('lib/adapters/shared').flatMap((file) =>
+      packageImports(file).map((name) => `${file} → ${name}`),
+    );
+    expect(packages).toEqual([]);
   });
 
   // Event names, setting names and metric names are shared with the handlers so that they have one source.

@@ -3,26 +3,10 @@
  * the CLI loop retry and catch on) with the ECS details an operator needs: the error code, the HTTP
  * status and ECS's RequestId, which Alibaba's support asks for first.
  */
-import {
-  ProviderApiError as DomainProviderApiError,
-  ProviderIdError as DomainProviderIdError,
-  ValidationError,
-} from '../../domain/errors.js';
+import { ProviderApiError as DomainProviderApiError, ValidationError } from '../../domain/errors.js';
 
-/** A node's `spec.providerID` that does not name an ECS instance (SAFETY.md rule 10: an error, not a guess). */
-export class ProviderIdError extends DomainProviderIdError {
-  /** Why it was refused, in words an operator understands. */
-  readonly reason: string;
-
-  constructor(providerId: string | undefined, reason: string, options?: ErrorOptions) {
-    super(`cannot use providerID ${JSON.stringify(providerId ?? null)}: ${reason}`, {
-      providerId,
-      problem: providerId ? 'unparseable' : 'missing',
-      cause: options?.cause,
-    });
-    this.reason = reason;
-  }
-}
+/** A providerID this adapter cannot use: one class for every compute adapter, so their refusals read alike. */
+export { ProviderIdError } from '../shared/provider-id-error.js';
 
 /** What {@link ProviderApiError} records about the failed call. */
 export interface ProviderApiErrorDetails {

@@ -2,26 +2,10 @@
  * Errors of the AWS EC2 adapter: the domain's error classes (whose `name`s Step Functions retries
  * and catches on) with the EC2 details an operator needs.
  */
-import {
-  ProviderApiError as DomainProviderApiError,
-  ProviderIdError as DomainProviderIdError,
-  ValidationError,
-} from '../../domain/errors.js';
+import { ProviderApiError as DomainProviderApiError, ValidationError } from '../../domain/errors.js';
 
-/** A node's `spec.providerID` that does not name an EC2 instance (SAFETY.md rule 10: an error, not a guess). */
-export class ProviderIdError extends DomainProviderIdError {
-  /** Why it was refused, in words an operator understands. */
-  readonly reason: string;
-
-  constructor(providerId: string | undefined, reason: string, options?: ErrorOptions) {
-    super(`cannot use providerID ${JSON.stringify(providerId ?? null)}: ${reason}`, {
-      providerId,
-      problem: providerId ? 'unparseable' : 'missing',
-      cause: options?.cause,
-    });
-    this.reason = reason;
-  }
-}
+/** A providerID this adapter cannot use: one class for every compute adapter, so their refusals read alike. */
+export { ProviderIdError } from '../shared/provider-id-error.js';
 
 /** What {@link ProviderApiError} records about the failed call. */
 export interface ProviderApiErrorDetails {
