@@ -100,7 +100,8 @@ describe('dependency direction', () => {
   });
 
   // lib/adapters/shared/ holds what several adapters would otherwise each write again (the providerID
-  // refusal): pure code, no SDK and no I/O, so sharing it ties no adapter to another's.
+  // refusal, reading an endpoint setting): pure code, no SDK and no I/O, so sharing it ties no adapter to
+  // another's.
   it("each adapter imports only itself, ports, domain and the adapters' shared helpers", () => {
     const adapters = readdirSync(join(REPO_ROOT, 'lib/adapters'));
     for (const adapter of adapters) {

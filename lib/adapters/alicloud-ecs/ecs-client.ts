@@ -1,4 +1,5 @@
 import { $OpenApiUtil } from '@alicloud/openapi-core';
+import { splitEndpoint } from '../shared/endpoint.js';
 import { EcsConfigError } from './errors.js';
 import { EcsClientClass } from './sdk.js';
 
@@ -33,14 +34,8 @@ export interface EcsClientProps {
   readonly readTimeoutMs?: number;
 }
 
-const splitEndpoint = (endpoint: string): { host: string; protocol: 'http' | 'https' } => {
-  const match = /^(https?):\/\/([^/]+)\/?$/.exec(endpoint);
-  if (match) return { protocol: match[1] as 'http' | 'https', host: match[2] ?? '' };
-  if (/^[A-Za-z0-9.-]+(?::\d+)?$/.test(endpoint)) return { protocol: 'https', host: endpoint };
-  throw new EcsConfigError(
-    `ECS endpoint ${JSON.stringify(endpoint)} is neither host[:port] nor an http(s) URL`,
-  );
-};
+const refuseEndpoint = (endpoint: string): EcsConfigError =>
+  new EcsConfigError(`ECS endpoint ${JSON.stringify(endpoint)} is neither host[:port] nor an http(s) URL`);
 
 /** Builds the ECS client the fencer uses when none is injected. */
 export function createEcsClient(props: EcsClientProps): EcsClient {
@@ -49,7 +44,7 @@ export function createEcsClient(props: EcsClientProps): EcsClient {
     throw new EcsConfigError('ECS credentials need both an AccessKey id and its secret');
   }
   const target = props.endpoint
-    ? splitEndpoint(props.endpoint)
+    ? splitEndpoint(props.endpoint, refuseEndpoint)
     : { host: `ecs.${props.region}.aliyuncs.com`, protocol: 'https' as const };
   const config = new $OpenApiUtil.Config({
     accessKeyId,

@@ -1,4 +1,5 @@
 import { $OpenApiUtil } from '@alicloud/openapi-core';
+import { splitEndpoint } from '../shared/endpoint.js';
 import { FcConfigError } from './errors.js';
 import { FcClientClass } from './sdk.js';
 
@@ -27,14 +28,8 @@ export interface FcClientProps {
   readonly readTimeoutMs?: number;
 }
 
-const splitEndpoint = (endpoint: string): { host: string; protocol: 'http' | 'https' } => {
-  const match = /^(https?):\/\/([^/]+)\/?$/.exec(endpoint);
-  if (match) return { protocol: match[1] as 'http' | 'https', host: match[2] ?? '' };
-  if (/^[A-Za-z0-9.-]+(?::\d+)?$/.test(endpoint)) return { protocol: 'https', host: endpoint };
-  throw new FcConfigError(
-    `Function Compute endpoint ${JSON.stringify(endpoint)} is neither host[:port] nor a URL`,
-  );
-};
+const refuseEndpoint = (endpoint: string): FcConfigError =>
+  new FcConfigError(`Function Compute endpoint ${JSON.stringify(endpoint)} is neither host[:port] nor a URL`);
 
 /** Builds the Function Compute client; both timeouts are set, since httpx uses the connect one as idle timeout. */
 export function createFcClient(props: FcClientProps): FcClient {
@@ -47,7 +42,7 @@ export function createFcClient(props: FcClientProps): FcClient {
     );
   }
   const target = props.endpoint
-    ? splitEndpoint(props.endpoint)
+    ? splitEndpoint(props.endpoint, refuseEndpoint)
     : { host: `${props.accountId}.${props.region}.fc.aliyuncs.com`, protocol: 'https' as const };
   return new FcClientClass(
     new $OpenApiUtil.Config({

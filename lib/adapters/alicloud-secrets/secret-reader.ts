@@ -7,6 +7,7 @@
 import * as OpenApiCore from '@alicloud/openapi-core';
 import { $OpenApiUtil, OpenApiUtil } from '@alicloud/openapi-core';
 import { ProviderApiError, ValidationError } from '../../domain/errors.js';
+import { type EndpointTarget, splitEndpoint } from '../shared/endpoint.js';
 
 type OpenApiClass = typeof OpenApiCore.default.default;
 const exported: unknown = OpenApiCore.default;
@@ -39,13 +40,12 @@ const SERVICES = {
   'oos-parameter': { host: 'oos', action: 'GetSecretParameter', version: '2019-06-01' },
 } as const;
 
-const target = (props: SecretReaderProps, kind: SecretSource['kind']) => {
-  const endpoint = props.endpoint ?? `${SERVICES[kind].host}.${props.region}.aliyuncs.com`;
-  const url = /^(https?):\/\/([^/]+)\/?$/.exec(endpoint);
-  if (url) return { protocol: url[1] as string, host: url[2] as string };
-  if (/^[A-Za-z0-9.-]+(?::\d+)?$/.test(endpoint)) return { protocol: 'https', host: endpoint };
-  throw new ValidationError(`secret endpoint ${JSON.stringify(endpoint)} is neither host[:port] nor a URL`);
-};
+const target = (props: SecretReaderProps, kind: SecretSource['kind']): EndpointTarget =>
+  splitEndpoint(
+    props.endpoint ?? `${SERVICES[kind].host}.${props.region}.aliyuncs.com`,
+    (endpoint) =>
+      new ValidationError(`secret endpoint ${JSON.stringify(endpoint)} is neither host[:port] nor a URL`),
+  );
 
 interface SecretAnswer {
   readonly SecretData?: string;
