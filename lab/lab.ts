@@ -13,7 +13,6 @@ import { join } from 'node:path';
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import { KubeConfig } from '@kubernetes/client-node';
 import { CEPH_ENV } from '../lib/adapters/ceph-rbd/settings.js';
-import { kubeConfigEndpoint } from '../lib/adapters/kubernetes/access/kubeconfig.js';
 import type { ApiEndpoint } from '../lib/adapters/kubernetes/api/endpoint.js';
 import { ensureLabBinaries } from './build/go-binaries.js';
 import { ensureLegacyKubernetes } from './build/legacy-kubernetes.js';
@@ -30,6 +29,7 @@ import { startCsi } from './csi.js';
 import { type LabCsiAddons, startCsiAddons } from './csi-addons/csi-addons-lab.js';
 import { addPrivateIp } from './ec2-emulator.js';
 import type { Ec2Faults } from './ec2-faults/index.js';
+import { kubeConfigEndpoint } from './kubeconfig-endpoint.js';
 import { KubeletFleet } from './kubelets.js';
 import type { LabEcs, LabNode, LabProvider } from './lab-types.js';
 

@@ -2,7 +2,7 @@
  * API endpoints for the functions: a bearer token (EKS), or a kubeconfig's current context with a
  * token or a client certificate (a secret, a file). Only node:https and a YAML parser: no client
  * library in the Lambda bundles. Credential plugins (`exec`, `auth-provider`) cannot run in a Lambda
- * and are refused with a clear error; the CLI reads kubeconfigs through @kubernetes/client-node.
+ * and are refused with a clear error; the CLI runs `exec` plugins (context-endpoint.ts, exec-credential.ts).
  */
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:https';

@@ -1,6 +1,8 @@
 /**
  * How the functions reach a cluster's API server: EKS with IAM, a kubeconfig secret, or a file. The
- * CLI's kubeconfig loading (client-node) is in kubeconfig.ts, imported directly, never from here.
+ * CLI's kubeconfig reading, kubectl's rules and credential plugins without a client library
+ * (kubeconfig-files.ts, context-endpoint.ts, exec-credential.ts), is imported directly by cli/access.ts,
+ * not from here.
  */
 export type { Connection, Connector } from './connection.js';
 export { type EksClusterOptions, type EksEndpoint, eksConnector } from './eks-cluster.js';

@@ -1,23 +1,13 @@
 /**
- * Kubeconfigs as kubectl reads them, for the CLI and the lab: @kubernetes/client-node merges
- * `KUBECONFIG`, selects contexts and runs credential plugins (`aws eks get-token`, OIDC). Never
- * imported by the functions, which keep that library out of their bundles (see endpoints.ts).
+ * The lab's API endpoint, from the client-node KubeConfig the lab already holds for its control plane.
+ * It lives here, not in lib/, because the fencer reads kubeconfigs without that library
+ * (lib/adapters/kubernetes/access/: the functions from a secret or a file, the CLI with kubectl's rules
+ * and credential plugins): only the lab and its tests hand a KubeConfig to the fencer's API client.
  */
 import type { RequestOptions } from 'node:https';
-import { KubeConfig } from '@kubernetes/client-node';
-import { ValidationError } from '../../../domain/errors.js';
-import type { ApiEndpoint, RequestAuth } from '../api/endpoint.js';
-
-/** Loads a kubeconfig file (or the default locations) and selects a context. */
-export function loadKubeConfig(
-  options: { readonly path?: string; readonly context?: string } = {},
-): KubeConfig {
-  const kc = new KubeConfig();
-  if (options.path) kc.loadFromFile(options.path);
-  else kc.loadFromDefault();
-  if (options.context) kc.setCurrentContext(options.context);
-  return kc;
-}
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { ApiEndpoint, RequestAuth } from '../lib/adapters/kubernetes/api/endpoint.js';
+import { ValidationError } from '../lib/domain/errors.js';
 
 /**
  * The endpoint of a KubeConfig's current context. Credentials are applied per request (a plugin's
