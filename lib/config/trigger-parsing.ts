@@ -11,7 +11,7 @@ import { clusterName, nodeName } from './fence-request.js';
 /**
  * The project's own event asks for one node: strict, an unknown key is a mistake. `incidentId` is the
  * sender's reference (an on-call ticket), recorded with the run; the run's name comes from the node's
- * own incident (start-run.ts `incidentOf`), which the sender cannot choose.
+ * own incident (lib/app/triggers/start-run.ts `incidentOf`), which the sender cannot choose.
  */
 export const nodeUnreachableDetail = z
   .object({

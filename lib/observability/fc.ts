@@ -2,7 +2,8 @@
  * Logs and metrics of the Function Compute functions. Function Compute ships a function's stdout to
  * its SLS logstore line by line, so both are JSON lines there: a log line carries the invocation's
  * request id and the function's name; a metric is a line with `metric` and `value`, which the stack's
- * SLS index and alerts count (infra-alicloud/constructs/monitoring.ts). No agent, no SDK.
+ * SLS index (infra-alicloud/fencer-stack.ts) and alerts (infra-alicloud/constructs/alerts.ts) count.
+ * No agent, no SDK.
  */
 import type { Metrics } from '../ports/audit.js';
 // A type only: the Powertools logger behind index.ts never reaches a Function Compute bundle.
