@@ -1,10 +1,4 @@
-import {
-  DescribeInstancesCommand,
-  type EC2Client,
-  type Instance,
-  paginateDescribeVolumes,
-  type Volume,
-} from '@aws-sdk/client-ec2';
+import type { EC2Client, Volume } from '@aws-sdk/client-ec2';
 import type { DiskState } from '../../domain/disk.js';
 import {
   type DiskAttachment,
@@ -31,11 +25,11 @@ import {
   toInstanceIdentity,
   toPowerEvidence,
 } from './instance-evidence.js';
+import { type DescribedInstance, describeInstance, volumesAttachedTo } from './instance-reads.js';
 import { describeInstancesBatch, describeVolumesBatch, observeInRegion } from './inventory.js';
 import { type Ec2FencerLogger, silentLogger } from './logger.js';
 import { requestPowerOff } from './power-off.js';
 import { parseAwsProviderId, zoneInRegion } from './provider-id.js';
-import { errorCode, INSTANCE_NOT_FOUND, toProviderApiError } from './sdk-errors.js';
 import { lifecycleOf } from './spot-lifecycle.js';
 
 /** Configuration of {@link Ec2ComputeFencer}. */
@@ -61,12 +55,6 @@ export interface Ec2ComputeFencerProps {
   readonly logger?: Ec2FencerLogger;
   /** The clock that stamps observations. @default () => new Date() */
   readonly now?: () => Date;
-}
-
-/** A described instance and the account that owns its reservation. */
-interface Described {
-  readonly instance: Instance;
-  readonly ownerId: string | undefined;
 }
 
 const OFF_EC2_STATES: ReadonlySet<string> = new Set(['stopped', 'terminated']);
@@ -125,7 +113,7 @@ export class Ec2ComputeFencer implements ComputeFencer {
     return described ? this.#judge(ref, described, cluster) : this.#notOwned(ref);
   }
 
-  #judge(ref: InstanceRef, described: Described, cluster: string): OwnershipVerdict {
+  #judge(ref: InstanceRef, described: DescribedInstance, cluster: string): OwnershipVerdict {
     return judgeOwnership({
       ref,
       instance: described.instance,
@@ -252,41 +240,13 @@ export class Ec2ComputeFencer implements ComputeFencer {
 
   async #volumesOf(ref: InstanceRef, signal?: AbortSignal): Promise<Volume[]> {
     await this.#assertInRegion(ref);
-    const volumes: Volume[] = [];
-    try {
-      const filter = { Filters: [{ Name: 'attachment.instance-id', Values: [ref.instanceId] }] };
-      const pages = paginateDescribeVolumes({ client: this.#client }, filter, { abortSignal: signal });
-      for await (const page of pages) {
-        volumes.push(...(page.Volumes ?? []));
-      }
-    } catch (error) {
-      throw toProviderApiError('DescribeVolumes', ref.instanceId, error);
-    }
-    return volumes;
+    return volumesAttachedTo(this.#client, ref.instanceId, signal);
   }
 
   /** DescribeInstances for one instance; `undefined` only when EC2 says it does not exist. */
-  async #describe(ref: InstanceRef, signal?: AbortSignal): Promise<Described | undefined> {
+  async #describe(ref: InstanceRef, signal?: AbortSignal): Promise<DescribedInstance | undefined> {
     await this.#assertInRegion(ref);
-    try {
-      const output = await this.#client.send(
-        new DescribeInstancesCommand({ InstanceIds: [ref.instanceId] }),
-        {
-          abortSignal: signal,
-        },
-      );
-      const reservation = output.Reservations?.find((r) =>
-        r.Instances?.some((i) => i.InstanceId === ref.instanceId),
-      );
-      const instance = reservation?.Instances?.find((i) => i.InstanceId === ref.instanceId);
-      // EC2 answers an unknown id with an error, never with an empty list: emptiness is not proof.
-      if (!instance)
-        throw Object.assign(new Error('EC2 returned no such instance'), { name: 'EmptyDescribeResult' });
-      return { instance, ownerId: reservation?.OwnerId };
-    } catch (error) {
-      if (errorCode(error) === INSTANCE_NOT_FOUND) return undefined;
-      throw toProviderApiError('DescribeInstances', ref.instanceId, error);
-    }
+    return describeInstance(this.#client, ref.instanceId, signal);
   }
 
   #resolveClientRegion(): Promise<string> {

@@ -18,6 +18,7 @@ import { cephCsiClusterOf } from './cluster-id.js';
 import { addCommand, type BlocklistDialect, type MonCommand, removeCommand } from './commands.js';
 import { DAEMONS_TTL_MS, readStorageDaemons } from './daemons.js';
 import { CephApiError } from './errors.js';
+import { entryKey, notConfirmed, withoutUntil } from './fence-evidence.js';
 import { type CephFencerLogger, silentLogger } from './logger.js';
 import { askDialect, changeThenReadBlocklist, readBlocklist } from './mon-reads.js';
 import { assertSomethingToFence, isRbdDriver, planEntries, recordedAsListed, recordedEntry } from './plan.js';
@@ -42,9 +43,6 @@ export interface CephRbdStorageFencerProps {
 }
 
 export { DAEMONS_TTL_MS } from './daemons.js';
-
-const key = (e: { kind: string; entry: string }): string => `${e.kind} ${e.entry}`;
-const withoutUntil = ({ kind, entry, source }: FenceEntry): FenceEntry => ({ kind, entry, source });
 
 /**
  * {@link StorageFencer} for Ceph RBD: blocklists a node's client addresses in the OSD map through the
@@ -159,11 +157,11 @@ export class CephRbdStorageFencer implements StorageFencer {
     if (lapsing.length > 0 || listed === undefined) listed = await changeThenList([]);
     const after = this.#evaluate(target.node, expected, listed);
     if (!after.confirmed) throw notConfirmed(target.node, after);
-    const added = new Set(toAdd.map(key));
+    const added = new Set(toAdd.map(entryKey));
     return {
       kind: 'fenced',
-      added: after.found.filter((e) => added.has(key(e))),
-      alreadyPresent: after.found.filter((e) => !added.has(key(e))),
+      added: after.found.filter((e) => added.has(entryKey(e))),
+      alreadyPresent: after.found.filter((e) => !added.has(entryKey(e))),
       evidence: after,
     };
   }
@@ -174,8 +172,8 @@ export class CephRbdStorageFencer implements StorageFencer {
     if (entries.length === 0)
       return { kind: 'nothing-to-lift', detail: `no entries recorded for ${request.node}` };
     const dialect = await this.#resolveDialect(options.signal);
-    const listed = new Set((await this.#list(options.signal)).map(key));
-    const present = entries.filter((e) => listed.has(key(e)));
+    const listed = new Set((await this.#list(options.signal)).map(entryKey));
+    const present = entries.filter((e) => listed.has(entryKey(e)));
     if (present.length === 0) {
       return {
         kind: 'nothing-to-lift',
@@ -189,8 +187,8 @@ export class CephRbdStorageFencer implements StorageFencer {
       present.map((e) => removeCommand(e, dialect)),
       options.signal,
     );
-    const still = new Set(listedAfter.map(key));
-    const left = present.filter((e) => still.has(key(e)));
+    const still = new Set(listedAfter.map(entryKey));
+    const left = present.filter((e) => still.has(entryKey(e)));
     if (left.length > 0) {
       throw new CephApiError(
         { fault: 'CommandFailed', operation: 'osd blocklist rm', retryable: true },
@@ -294,14 +292,4 @@ export class CephRbdStorageFencer implements StorageFencer {
     this.#logger.debug('Ceph blocklist dialect', { dialect });
     return dialect;
   }
-}
-
-function notConfirmed(node: string, evidence: BlocklistEvidence): CephApiError {
-  const missing = evidence.missing
-    .map((m) => (m.until ? `${m.entry} (lapses ${m.until})` : m.entry))
-    .join(', ');
-  return new CephApiError(
-    { fault: 'BlocklistNotConfirmed', operation: 'osd blocklist ls', retryable: true },
-    `Ceph accepted the fence of ${node} but does not list ${missing}`,
-  );
 }

@@ -9,43 +9,48 @@
  * whatever addresses the node has by then. A NetworkFence of that name that kube-fencer did not make is
  * never changed or lifted.
  */
-import { createHash } from 'node:crypto';
 import { BlocklistEntryKind, type BlocklistEvidence, type FenceEntry } from '../../domain/blocklist.js';
 import type { ListedRecordedEntry } from '../../domain/fence-upkeep.js';
 import type { AddressHolder } from '../../domain/storage-scope.js';
-import type { NetworkFenceObject, NetworkFenceSpec, NetworkFences } from '../../ports/network-fences.js';
-import {
-  type StorageCallOptions,
-  type StorageDaemons,
-  StorageFault,
-  type StorageFenceOutcome,
-  type StorageFencer,
-  type StorageFenceTarget,
-  type StorageLiftOutcome,
-  type StorageLiftRequest,
-  type StorageMutationOptions,
-  type StorageVolumeRef,
-  type StorageWitness,
+import type { NetworkFenceSpec, NetworkFences } from '../../ports/network-fences.js';
+import type {
+  StorageCallOptions,
+  StorageDaemons,
+  StorageFenceOutcome,
+  StorageFencer,
+  StorageFenceTarget,
+  StorageLiftOutcome,
+  StorageLiftRequest,
+  StorageMutationOptions,
+  StorageVolumeRef,
+  StorageWitness,
 } from '../../ports/storage-fencer.js';
 import { evaluateBlocklist, type ListedEntry, parseBlocklist } from './blocklist.js';
 import { runCephTool } from './cli-tool.js';
 import { cephCsiClusterOf } from './cluster-id.js';
 import { BlocklistDialect } from './commands.js';
 import { DAEMONS_TTL_MS, parseMonDump } from './daemons.js';
-import { CephApiError, CephInputError } from './errors.js';
+import { CephApiError } from './errors.js';
+import { withoutUntil } from './fence-evidence.js';
 import { type CephFencerLogger, silentLogger } from './logger.js';
+import {
+  foreignFence,
+  isOurs,
+  MANAGED_BY,
+  NODE_ANNOTATION,
+  networkFenceName,
+  notOurs,
+} from './network-fence-ownership.js';
+import { type NetworkFencePoll, pollNetworkFence } from './network-fence-poll.js';
 import { assertSomethingToFence, isRbdDriver, planEntries, recordedAsListed, recordedEntry } from './plan.js';
 import type { CephNetworkFenceSettings } from './settings.js';
 import { RbdStatusWitness } from './witness.js';
 
-/** Marks a NetworkFence as kube-fencer's; one without it is never touched. */
-export const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'kube-fencer' } as const;
-/** The node a NetworkFence fences (its name may be shortened). */
-export const NODE_ANNOTATION = 'kube-fencer.io/node';
 /** csi-addons' own messages: `status.result` names no generation, the message names the operation. */
 const FENCED_MESSAGE = 'fencing operation successful';
 const UNFENCED_MESSAGE = 'unfencing operation successful';
-const POLL_MS = 500;
+
+export { networkFenceName } from './network-fence-ownership.js';
 
 export interface NetworkFenceStorageFencerProps {
   readonly settings: CephNetworkFenceSettings;
@@ -54,32 +59,6 @@ export interface NetworkFenceStorageFencerProps {
   readonly now?: () => Date;
   readonly sleep?: (ms: number) => Promise<void>;
 }
-
-/** The NetworkFence of a node: `kube-fencer-<node>`, or a hash of the name where that is too long. */
-export function networkFenceName(node: string): string {
-  const name = `kube-fencer-${node}`;
-  return name.length <= 253
-    ? name
-    : `kube-fencer-${createHash('sha256').update(node).digest('hex').slice(0, 32)}`;
-}
-
-const isOurs = (fence: NetworkFenceObject, node: string): boolean =>
-  fence.labels['app.kubernetes.io/managed-by'] === MANAGED_BY['app.kubernetes.io/managed-by'] &&
-  fence.annotations[NODE_ANNOTATION] === node;
-
-const notOursText = (fence: NetworkFenceObject, node: string): string =>
-  `NetworkFence ${fence.name} exists and is not kube-fencer's for node ${node} (label app.kubernetes.io/managed-by=kube-fencer, annotation ${NODE_ANNOTATION}): the fencer neither changes nor lifts it`;
-
-/** Not the fencer's to change: a state to refuse at once (nothing is written), never to retry. */
-const notOurs = (fence: NetworkFenceObject, node: string): CephInputError =>
-  new CephInputError(notOursText(fence, node));
-
-/** The same, seen while observing: a storage fault the decision refuses with its own reason. */
-const foreignFence = (fence: NetworkFenceObject, node: string): CephApiError =>
-  new CephApiError(
-    { fault: StorageFault.FenceNotOurs, operation: `get NetworkFence ${fence.name}`, retryable: false },
-    notOursText(fence, node),
-  );
 
 export class NetworkFenceStorageFencer implements StorageFencer {
   readonly storage = 'ceph-rbd';
@@ -90,6 +69,7 @@ export class NetworkFenceStorageFencer implements StorageFencer {
   readonly #logger: CephFencerLogger;
   readonly #now: () => Date;
   readonly #sleep: (ms: number) => Promise<void>;
+  readonly #poll: NetworkFencePoll;
   #daemons: { readonly value: StorageDaemons; readonly readAt: number } | undefined;
 
   constructor(props: NetworkFenceStorageFencerProps) {
@@ -100,6 +80,12 @@ export class NetworkFenceStorageFencer implements StorageFencer {
     this.#sleep = props.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     this.storageClusters = props.settings.clusterIds.length > 0 ? props.settings.clusterIds : null;
     this.witness = new RbdStatusWitness(props.settings.witness, this.#now);
+    this.#poll = {
+      fences: this.#fences,
+      now: this.#now,
+      sleep: this.#sleep,
+      timeoutSeconds: props.settings.fenceTimeoutSeconds,
+    };
   }
 
   storageClusterOf(volume: {
@@ -182,7 +168,7 @@ export class NetworkFenceStorageFencer implements StorageFencer {
     else await this.#fences.create(name, spec, { labels: { ...MANAGED_BY }, annotations }, options);
     this.#logger.info('NetworkFence requested', { node: target.node, networkFence: name, cidrs });
 
-    const after = await this.#until(name, options.signal, FENCED_MESSAGE, async () => {
+    const after = await pollNetworkFence(this.#poll, name, options.signal, FENCED_MESSAGE, async () => {
       const evidence = this.#evaluate(target.node, expected, await this.#list(options.signal));
       return evidence.confirmed ? evidence : undefined;
     });
@@ -234,7 +220,7 @@ export class NetworkFenceStorageFencer implements StorageFencer {
         options,
       );
     }
-    await this.#until(name, options.signal, UNFENCED_MESSAGE, async (current) => {
+    await pollNetworkFence(this.#poll, name, options.signal, UNFENCED_MESSAGE, async (current) => {
       if (current?.message !== UNFENCED_MESSAGE) return undefined;
       const now = await this.#list(options.signal);
       return fence.cidrs.some((c) => now.some((l) => l.kind === BlocklistEntryKind.Range && l.entry === c))
@@ -260,49 +246,6 @@ export class NetworkFenceStorageFencer implements StorageFencer {
   ): Promise<readonly ListedRecordedEntry[]> {
     request.entries.forEach(recordedEntry); // bad input fails before any call
     return recordedAsListed(request.entries, await this.#list(options.signal));
-  }
-
-  /**
-   * Polls until `done` answers (Ceph's own list, as a rule), failing on csi-addons' `Failed` for this
-   * operation, on the signal, or after `fenceTimeoutSeconds`.
-   */
-  async #until<T>(
-    name: string,
-    signal: AbortSignal | undefined,
-    successMessage: string,
-    done: (current: NetworkFenceObject | null) => Promise<T | undefined>,
-  ): Promise<T> {
-    const deadline = this.#now().getTime() + this.#settings.fenceTimeoutSeconds * 1000;
-    let last: NetworkFenceObject | null = null;
-    for (;;) {
-      // The step's budget ran out (or the run was stopped): a storage call that did not finish, which
-      // the next step asks again, never an error that ends the run.
-      if (signal?.aborted) {
-        throw new CephApiError(
-          { fault: 'BlocklistNotConfirmed', operation: `networkfence ${name}`, retryable: true },
-          `no "${successMessage}" confirmed by Ceph's own blocklist before the step's budget ran out`,
-        );
-      }
-      last = await this.#fences.get(name, { ...(signal ? { signal } : {}) });
-      const answer = await done(last);
-      if (answer !== undefined) return answer;
-      if (last?.result === 'Failed') {
-        throw new CephApiError(
-          { fault: 'CommandFailed', operation: `networkfence ${name}`, retryable: true },
-          `csi-addons says it failed: ${last.message ?? '(no message)'}`,
-        );
-      }
-      if (this.#now().getTime() >= deadline) {
-        const said = last?.result
-          ? `csi-addons says ${last.result}: ${last.message ?? ''}`
-          : 'csi-addons has not answered';
-        throw new CephApiError(
-          { fault: 'BlocklistNotConfirmed', operation: `networkfence ${name}`, retryable: true },
-          `no "${successMessage}" confirmed by Ceph's own blocklist after ${this.#settings.fenceTimeoutSeconds} s (${said})`,
-        );
-      }
-      await this.#sleep(POLL_MS);
-    }
   }
 
   #plan(target: StorageFenceTarget): FenceEntry[] {
@@ -336,7 +279,5 @@ export class NetworkFenceStorageFencer implements StorageFencer {
     return parseBlocklist(out);
   }
 }
-
-const withoutUntil = ({ kind, entry, source }: FenceEntry): FenceEntry => ({ kind, entry, source });
 
 const union = (a: readonly string[], b: readonly string[]): string[] => [...new Set([...a, ...b])];

@@ -62,6 +62,107 @@ async function targetsFor(apis: WatchApis, node: string): Promise<WatchTarget[]>
 }
 
 /**
+ * How one wait ends: once, by whichever comes first (a change, the timeout, an abort, a refused watch).
+ * Ending it runs every closer registered so far (the timer, the abort listener, the open watches).
+ */
+class WaitOutcome {
+  #ended = false;
+  readonly #closers: (() => void)[] = [];
+  readonly #resolve: (outcome: 'changed' | 'timeout') => void;
+  readonly #reject: (reason: unknown) => void;
+
+  constructor(resolve: (outcome: 'changed' | 'timeout') => void, reject: (reason: unknown) => void) {
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** Runs `close` when the wait ends, or at once if it has ended already. */
+  onEnd(close: () => void): void {
+    if (this.#ended) close();
+    else this.#closers.push(close);
+  }
+
+  resolve(outcome: 'changed' | 'timeout'): void {
+    this.#end(() => this.#resolve(outcome));
+  }
+
+  reject(reason: unknown): void {
+    this.#end(() => this.#reject(reason));
+  }
+
+  #end(finish: () => void): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    for (const close of this.#closers) close();
+    finish();
+  }
+}
+
+/** What the watches of one wait share. */
+interface WatchSession {
+  readonly apis: WatchApis;
+  /** Lets the API server end the watches too, should this process vanish without closing them. */
+  readonly serverTimeoutSeconds: string;
+  readonly outcome: WaitOutcome;
+}
+
+/** Follows one target from `from`; a watch that cannot be opened ends the wait with its error. */
+function startWatch(session: WatchSession, target: WatchTarget, from: string): void {
+  if (session.outcome.ended) return;
+  followWatch(session, target, from).catch((error: unknown) => {
+    const failure = toKubernetesApiError('watch', target.describe, error);
+    session.outcome.reject(failure);
+  });
+}
+
+/**
+ * Watches one target: a change ends the wait, bookmarks and objects of other nodes only move the
+ * version on, and a watch the server or the network closed is resumed from the last version seen.
+ */
+async function followWatch(session: WatchSession, target: WatchTarget, from: string): Promise<void> {
+  const { apis, outcome } = session;
+  let resourceVersion = from;
+  const stop = await apis.api.watch(
+    target.path,
+    {
+      ...target.query,
+      resourceVersion,
+      allowWatchBookmarks: 'true',
+      timeoutSeconds: session.serverTimeoutSeconds,
+    },
+    (type, raw) => {
+      if (outcome.ended) return;
+      const object = raw as RawObject | undefined;
+      const version = object?.metadata?.resourceVersion;
+      if (type === 'BOOKMARK' || (target.matches && object && !target.matches(object))) {
+        if (version) resourceVersion = version;
+        return;
+      }
+      // ADDED, MODIFIED, DELETED, or ERROR (e.g. 410 Gone: events may have been missed).
+      outcome.resolve('changed');
+    },
+    (error: unknown) => {
+      if (outcome.ended) return;
+      const status = statusOf(error);
+      if (status === 410) return outcome.resolve('changed');
+      if (status !== undefined) return outcome.reject(toKubernetesApiError('watch', target.describe, error));
+      // Closed by the server (its timeoutSeconds) or the network: resume.
+      apis.logger.debug('watch closed; resuming', {
+        watch: target.describe,
+        resourceVersion,
+        ...(error ? { error: serverMessage(error) } : {}),
+      });
+      setTimeout(() => startWatch(session, target, resourceVersion), RESUME_DELAY_MS).unref();
+    },
+  );
+  outcome.onEnd(stop);
+}
+
+/**
  * Resolves 'changed' on the first change to `node`, its pods or its VolumeAttachments after the
  * call, and 'timeout' after `timeoutMs`; every watch is closed either way. Rejects with the
  * signal's reason when `signal` aborts, and with a `KubernetesApiError` when a watch is refused
@@ -78,72 +179,16 @@ export async function waitForNodeChange(
   if (timeoutMs <= 0) return 'timeout';
   const targets = await targetsFor(apis, node);
   signal?.throwIfAborted();
-  // Lets the API server end our watches too, should this process vanish without closing them.
   const serverTimeoutSeconds = String(Math.ceil(timeoutMs / 1000) + 5);
 
   return new Promise((resolve, reject) => {
-    const stops: (() => void)[] = [];
-    let settled = false;
-    const settle = (finish: () => void): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      for (const stop of stops) stop();
-      finish();
-    };
-    const onAbort = (): void => settle(() => reject(signal?.reason));
-    const timer = setTimeout(() => settle(() => resolve('timeout')), timeoutMs);
+    const outcome = new WaitOutcome(resolve, reject);
+    const timer = setTimeout(() => outcome.resolve('timeout'), timeoutMs);
+    const onAbort = (): void => outcome.reject(signal?.reason);
+    outcome.onEnd(() => clearTimeout(timer));
+    outcome.onEnd(() => signal?.removeEventListener('abort', onAbort));
     signal?.addEventListener('abort', onAbort, { once: true });
-
-    const follow = async (target: WatchTarget, from: string): Promise<void> => {
-      let resourceVersion = from;
-      const stop = await apis.api.watch(
-        target.path,
-        {
-          ...target.query,
-          resourceVersion,
-          allowWatchBookmarks: 'true',
-          timeoutSeconds: serverTimeoutSeconds,
-        },
-        (type, raw) => {
-          if (settled) return;
-          const object = raw as RawObject | undefined;
-          const version = object?.metadata?.resourceVersion;
-          if (type === 'BOOKMARK' || (target.matches && object && !target.matches(object))) {
-            if (version) resourceVersion = version;
-            return;
-          }
-          // ADDED, MODIFIED, DELETED, or ERROR (e.g. 410 Gone: events may have been missed).
-          settle(() => resolve('changed'));
-        },
-        (error: unknown) => {
-          if (settled) return;
-          const status = statusOf(error);
-          if (status === 410) return settle(() => resolve('changed'));
-          if (status !== undefined) {
-            const failure = toKubernetesApiError('watch', target.describe, error);
-            return settle(() => reject(failure));
-          }
-          // Closed by the server (its timeoutSeconds) or the network: resume.
-          apis.logger.debug('watch closed; resuming', {
-            watch: target.describe,
-            resourceVersion,
-            ...(error ? { error: serverMessage(error) } : {}),
-          });
-          setTimeout(() => start(target, resourceVersion), RESUME_DELAY_MS).unref();
-        },
-      );
-      stops.push(stop);
-      if (settled) stop();
-    };
-    const start = (target: WatchTarget, from: string): void => {
-      if (settled) return;
-      follow(target, from).catch((error: unknown) => {
-        const failure = toKubernetesApiError('watch', target.describe, error);
-        settle(() => reject(failure));
-      });
-    };
-    for (const target of targets) start(target, target.resourceVersion);
+    const session: WatchSession = { apis, serverTimeoutSeconds, outcome };
+    for (const target of targets) startWatch(session, target, target.resourceVersion);
   });
 }

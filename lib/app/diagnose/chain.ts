@@ -15,7 +15,7 @@ import type {
 } from '../../ports/cluster.js';
 import type { ComputeFencer } from '../../ports/compute-fencer.js';
 import { parseFenceRecord } from '../shared/node-marks.js';
-import { DRIVER_PROVIDER_IDS } from '../sweep/provider-check.js';
+import { DRIVER_PROVIDER_IDS } from '../sweep/provider-work.js';
 import type { DiagnoseDeps } from './deps.js';
 
 /** Events shown per object. */

@@ -123,6 +123,68 @@ async function storageLift(
   }
 }
 
+async function taint(deps: FencerDeps, action: Extract<Action, { kind: 'taint' }>): Promise<ActionResult> {
+  const record = { [FENCER_ANNOTATION.fenceRecord]: JSON.stringify(action.record) };
+  const options = { dryRun: false, expectedResourceVersion: action.expectedResourceVersion };
+  const result = await deps.cluster.addTaint(action.node, toPortTaint(action.taint), record, options);
+  if (result === 'added') return { summary: `${action.node}: out-of-service taint added` };
+  // decide() asks to taint a node that already has the taint only when it is exactly the fencer's
+  // own from an earlier run: this run records itself as its owner. The write is conditional on the
+  // node as observed, so a taint someone else put there since is never claimed.
+  await deps.cluster.annotateNode(action.node, record, options);
+  return {
+    summary: `${action.node}: the fencer's taint is already present; fence record updated for this run`,
+  };
+}
+
+async function removeTaint(
+  deps: FencerDeps,
+  action: Extract<Action, { kind: 'remove-taint' }>,
+): Promise<ActionResult> {
+  const result = await deps.cluster.removeTaint(
+    action.node,
+    toPortTaint(action.taint),
+    [FENCER_ANNOTATION.fenceRecord],
+    { dryRun: false, expectedResourceVersion: action.expectedResourceVersion },
+  );
+  return { summary: `${action.node}: the fencer's out-of-service taint ${result}` };
+}
+
+async function clearFenceRecord(
+  deps: FencerDeps,
+  action: Extract<Action, { kind: 'clear-fence-record' }>,
+): Promise<ActionResult> {
+  await deps.cluster.annotateNode(
+    action.node,
+    { [FENCER_ANNOTATION.fenceRecord]: null },
+    { dryRun: false, expectedResourceVersion: action.expectedResourceVersion },
+  );
+  return { summary: `${action.node}: stale fence record of run ${action.fenceRunId} cleared` };
+}
+
+async function deletePods(
+  deps: FencerDeps,
+  action: Extract<Action, { kind: 'force-delete-pods' | 'delete-pods' }>,
+): Promise<ActionResult> {
+  const results = await inBatches(action.pods, DELETE_CONCURRENCY, (pod) =>
+    deps.cluster.forceDeletePod(
+      { namespace: pod.namespace ?? 'default', name: pod.name, uid: pod.uid },
+      { dryRun: false },
+    ),
+  );
+  return { summary: summarize('pods force-deleted', action.pods, results) };
+}
+
+async function deleteVolumeAttachments(
+  deps: FencerDeps,
+  action: Extract<Action, { kind: 'delete-volume-attachments' }>,
+): Promise<ActionResult> {
+  const results = await inBatches(action.volumeAttachments, DELETE_CONCURRENCY, (va) =>
+    deps.cluster.deleteVolumeAttachment({ name: va.name, uid: va.uid }, { dryRun: false }),
+  );
+  return { summary: summarize('VolumeAttachments deleted', action.volumeAttachments, results) };
+}
+
 /**
  * Performs the one action a decision asked for, idempotently, and says what happened. Every
  * Kubernetes write is conditional (resourceVersion or uid); a stale decision fails instead of
@@ -138,55 +200,20 @@ export async function perform(
   switch (action.kind) {
     case ActionKind.PowerOff:
       return powerOff(action, fencer, seen);
-    case ActionKind.Taint: {
-      const record = { [FENCER_ANNOTATION.fenceRecord]: JSON.stringify(action.record) };
-      const options = { dryRun: false, expectedResourceVersion: action.expectedResourceVersion };
-      const result = await deps.cluster.addTaint(action.node, toPortTaint(action.taint), record, options);
-      if (result === 'added') return { summary: `${action.node}: out-of-service taint added` };
-      // decide() asks to taint a node that already has the taint only when it is exactly the fencer's
-      // own from an earlier run: this run records itself as its owner. The write is conditional on the
-      // node as observed, so a taint someone else put there since is never claimed.
-      await deps.cluster.annotateNode(action.node, record, options);
-      return {
-        summary: `${action.node}: the fencer's taint is already present; fence record updated for this run`,
-      };
-    }
-    case ActionKind.RemoveTaint: {
-      const result = await deps.cluster.removeTaint(
-        action.node,
-        toPortTaint(action.taint),
-        [FENCER_ANNOTATION.fenceRecord],
-        { dryRun: false, expectedResourceVersion: action.expectedResourceVersion },
-      );
-      return { summary: `${action.node}: the fencer's out-of-service taint ${result}` };
-    }
-    case ActionKind.ClearFenceRecord: {
-      await deps.cluster.annotateNode(
-        action.node,
-        { [FENCER_ANNOTATION.fenceRecord]: null },
-        { dryRun: false, expectedResourceVersion: action.expectedResourceVersion },
-      );
-      return { summary: `${action.node}: stale fence record of run ${action.fenceRunId} cleared` };
-    }
+    case ActionKind.Taint:
+      return taint(deps, action);
+    case ActionKind.RemoveTaint:
+      return removeTaint(deps, action);
+    case ActionKind.ClearFenceRecord:
+      return clearFenceRecord(deps, action);
     case ActionKind.ForceDeletePods:
-    case ActionKind.DeletePods: {
-      const results = await inBatches(action.pods, DELETE_CONCURRENCY, (pod) =>
-        deps.cluster.forceDeletePod(
-          { namespace: pod.namespace ?? 'default', name: pod.name, uid: pod.uid },
-          { dryRun: false },
-        ),
-      );
-      return { summary: summarize('pods force-deleted', action.pods, results) };
-    }
+    case ActionKind.DeletePods:
+      return deletePods(deps, action);
     case ActionKind.StorageFence:
       return storageFence(deps, action);
     case ActionKind.StorageLift:
       return storageLift(deps, action);
-    case ActionKind.DeleteVolumeAttachments: {
-      const results = await inBatches(action.volumeAttachments, DELETE_CONCURRENCY, (va) =>
-        deps.cluster.deleteVolumeAttachment({ name: va.name, uid: va.uid }, { dryRun: false }),
-      );
-      return { summary: summarize('VolumeAttachments deleted', action.volumeAttachments, results) };
-    }
+    case ActionKind.DeleteVolumeAttachments:
+      return deleteVolumeAttachments(deps, action);
   }
 }

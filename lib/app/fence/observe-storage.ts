@@ -108,6 +108,41 @@ function declaredOf(view: NodeView | undefined): { declared: string[]; declaredE
 }
 
 /**
+ * The storage fencer serving the first of `drivers` that one serves. A fence record's entries name no
+ * driver (`null`): the deployment's storage fencer lifts them.
+ */
+const storageFencerOfDrivers = (
+  deps: FencerDeps,
+  drivers: readonly (string | null)[],
+): StorageFencer | undefined =>
+  drivers.map((d) => storageFencerFor(deps, d)).find((f) => f !== null) ??
+  (drivers.includes(null) ? deps.storage?.[0] : undefined);
+
+/** What the storage cluster lists for the node now, and the addresses of its own daemons. */
+async function readBlocklist(
+  fencer: StorageFencer,
+  target: Parameters<StorageFencer['verify']>[0],
+  signal: AbortSignal,
+): Promise<{ blocklist: ObservedStorage['blocklist']; daemons: StorageDaemons }> {
+  try {
+    // Both reads must succeed: without the daemons' addresses nothing shows the fence spares them.
+    // One after the other: the storage API may serve one request at a time.
+    const evidence = await fencer.verify(target, { signal });
+    const daemons = await fencer.storageDaemons({ signal });
+    return { blocklist: { ok: true, value: evidence }, daemons };
+  } catch (err) {
+    return {
+      blocklist: { ok: false, error: storageFaultOf(err) },
+      daemons: { source: 'not read', daemons: [] },
+    };
+  }
+}
+
+/** The other Nodes that share an address with what would be blocklisted, by name. */
+const otherNodesIn = (conflicts: ReturnType<typeof scopeConflicts>): string[] =>
+  [...new Set(conflicts.filter((c) => c.kind === ScopeConflictKind.OtherNode).map((c) => c.party))].sort();
+
+/**
  * The node's storage isolation as the storage cluster sees it now, or `null` when no configured storage
  * fencer serves any of `drivers` (the node's images, or those its fence record blocklisted).
  */
@@ -121,10 +156,7 @@ export async function observeStorage(
   alreadyWitnessed: readonly string[] = [],
   imagesInUse: readonly string[] = [],
 ): Promise<ObservedStorage | null> {
-  // A fence record's entries name no driver (`null`): the deployment's storage fencer lifts them.
-  const fencer =
-    drivers.map((d) => storageFencerFor(deps, d)).find((f) => f !== null) ??
-    (drivers.includes(null) ? deps.storage?.[0] : undefined);
+  const fencer = storageFencerOfDrivers(deps, drivers);
   if (!fencer) return null;
   const addresses = internalIps(node.addresses);
   const { declared, declaredError } = declaredOf(nodes.find((n) => n.name === node.name));
@@ -139,32 +171,18 @@ export async function observeStorage(
   const seen = holders?.ok ? unaccounted(holders.value.holders, [...addresses, ...declared], others) : [];
   const witnessed = [...new Set([...alreadyWitnessed, ...seen])].sort();
   const target = { node: node.name, addresses, declared, ...(witnessed.length > 0 ? { witnessed } : {}) };
-  let blocklist: Fallible<Awaited<ReturnType<StorageFencer['verify']>>>;
-  let daemons: StorageDaemons = { source: 'not read', daemons: [] };
-  try {
-    // Both reads must succeed: without the daemons' addresses nothing shows the fence spares them.
-    // One after the other: the storage API may serve one request at a time.
-    const evidence = await fencer.verify(target, { signal });
-    const read = await fencer.storageDaemons({ signal });
-    blocklist = { ok: true, value: evidence };
-    daemons = read;
-  } catch (err) {
-    blocklist = { ok: false, error: storageFaultOf(err) };
-  }
+  const { blocklist, daemons } = await readBlocklist(fencer, target, signal);
   // What would be blocklisted: the fencer's plan when it answered, else the node's own addresses.
   const entries = blocklist.ok
     ? blocklist.value.expected.map((e) => e.entry)
     : [...addresses, ...declared, ...witnessed];
   const conflicts = scopeConflicts(entries, others, daemons.daemons);
-  const otherNodesSharingAddresses = [
-    ...new Set(conflicts.filter((c) => c.kind === ScopeConflictKind.OtherNode).map((c) => c.party)),
-  ].sort();
   return {
     storage: fencer.storage,
     addresses,
     declared,
     declaredError,
-    otherNodesSharingAddresses,
+    otherNodesSharingAddresses: otherNodesIn(conflicts),
     conflicts,
     blocklist,
     ...(holders ? { holders } : {}),

@@ -65,86 +65,110 @@ const isNotFound = (error: unknown): boolean =>
 /** The Event a checkpoint that cannot be continued from leaves on its Node. */
 export const CHECKPOINT_IGNORED_EVENT = 'FencingCheckpointIgnored';
 
+/** What node checkpoints read and write through: the Node, its annotation, and its Events if offered. */
+type CheckpointCluster = Pick<NodeReads, 'getNode'> & Pick<NodeWrites, 'annotateNode'> & Partial<NodeEvents>;
+
+/** One run's checkpoints on its Node, and the memory it last recorded or read there. */
+interface CheckpointStore {
+  readonly cluster: CheckpointCluster;
+  readonly codec: CheckpointCodec;
+  readonly now: () => Date;
+  last: string | undefined;
+}
+
+/** Ignores the Node's checkpoint with a Warning Event saying why; the run starts afresh. */
+async function ignoreCheckpoint(store: CheckpointStore, node: string, why: string): Promise<null> {
+  await store.cluster.recordNodeEvent?.(node, {
+    type: 'Warning',
+    reason: CHECKPOINT_IGNORED_EVENT,
+    message: `Ignored the run checkpoint ${FENCER_ANNOTATION.runCheckpoint}: ${why}. The run starts afresh from what it observes.`,
+    action: 'Ignore',
+  });
+  return null;
+}
+
+/** Writes (or, with null, removes) the checkpoint annotation; false when the Node is gone. */
+async function annotateUnlessGone(
+  store: CheckpointStore,
+  node: string,
+  value: string | null,
+): Promise<boolean> {
+  try {
+    await store.cluster.annotateNode(node, { [FENCER_ANNOTATION.runCheckpoint]: value }, { dryRun: false });
+    return true;
+  } catch (error) {
+    // A node that is gone has nowhere to keep a checkpoint, and needs none: the next step sees it gone.
+    if (isNotFound(error)) return false;
+    throw error;
+  }
+}
+
+async function readCheckpoint(
+  store: CheckpointStore,
+  node: string,
+  runId: string,
+): Promise<RunCheckpoint | null> {
+  const view = await store.cluster.getNode(node);
+  const text = view?.annotations[FENCER_ANNOTATION.runCheckpoint];
+  if (view == null || text === undefined) return null;
+  let checkpoint: RunCheckpoint | null;
+  try {
+    checkpoint = store.codec.decode(text, runId);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    return ignoreCheckpoint(store, node, error.message);
+  }
+  if (checkpoint === null) return null;
+  const problems = checkpointProblems(checkpoint.history, view.uid);
+  if (problems.length > 0) return ignoreCheckpoint(store, node, problems.join('; '));
+  store.last = memoryOf(checkpoint.history, checkpoint.decision?.done ?? false);
+  return checkpoint;
+}
+
+async function recordCheckpoint(store: CheckpointStore, state: FenceStepState): Promise<boolean> {
+  const { request, history, decision } = state;
+  // Before the commitment there is nothing to remember, unless a checkpoint of this run exists
+  // already (recorded before an action the provider then refused): it is kept current.
+  if (request.dryRun || (history.decidedToFenceAt === null && store.last === undefined)) return false;
+  const memory = memoryOf(history, decision?.done ?? false);
+  if (memory === store.last) return false;
+  const checkpoint: RunCheckpoint = { request, history, decision, writtenAt: store.now().toISOString() };
+  if (!(await annotateUnlessGone(store, request.node, store.codec.encode(checkpoint)))) return false;
+  store.last = memory;
+  return true;
+}
+
+async function clearCheckpoint(store: CheckpointStore, node: string, runId: string): Promise<boolean> {
+  const view = await store.cluster.getNode(node);
+  const text = view?.annotations[FENCER_ANNOTATION.runCheckpoint];
+  if (view == null || text === undefined) return false;
+  // Only this run's own record goes: another run's (or a forgery) is not this run's to touch.
+  try {
+    if (store.codec.decode(text, runId) === null) return false;
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    return false;
+  }
+  if (!(await annotateUnlessGone(store, node, null))) return false;
+  store.last = undefined;
+  return true;
+}
+
 /**
  * Checkpoints in the Node's annotation, through the Cluster port (a merge of that one annotation). A
  * checkpoint that does not parse, is another Node object's, or tells a history that could not have
  * happened is ignored with a Warning Event on the Node: it never blocks the run, which starts afresh.
  */
 export function nodeCheckpoints(
-  cluster: Pick<NodeReads, 'getNode'> & Pick<NodeWrites, 'annotateNode'> & Partial<NodeEvents>,
+  cluster: CheckpointCluster,
   codec: CheckpointCodec,
   now: () => Date = () => new Date(),
 ): RunCheckpoints {
-  let last: string | undefined;
-  const ignore = async (node: string, why: string): Promise<null> => {
-    await cluster.recordNodeEvent?.(node, {
-      type: 'Warning',
-      reason: CHECKPOINT_IGNORED_EVENT,
-      message: `Ignored the run checkpoint ${FENCER_ANNOTATION.runCheckpoint}: ${why}. The run starts afresh from what it observes.`,
-      action: 'Ignore',
-    });
-    return null;
-  };
+  const store: CheckpointStore = { cluster, codec, now, last: undefined };
   return {
-    async read(node, runId) {
-      const view = await cluster.getNode(node);
-      const text = view?.annotations[FENCER_ANNOTATION.runCheckpoint];
-      if (view == null || text === undefined) return null;
-      let checkpoint: RunCheckpoint | null;
-      try {
-        checkpoint = codec.decode(text, runId);
-      } catch (error) {
-        if (!(error instanceof ValidationError)) throw error;
-        return ignore(node, error.message);
-      }
-      if (checkpoint === null) return null;
-      const problems = checkpointProblems(checkpoint.history, view.uid);
-      if (problems.length > 0) return ignore(node, problems.join('; '));
-      last = memoryOf(checkpoint.history, checkpoint.decision?.done ?? false);
-      return checkpoint;
-    },
-    async record(state) {
-      const { request, history, decision } = state;
-      // Before the commitment there is nothing to remember, unless a checkpoint of this run exists
-      // already (recorded before an action the provider then refused): it is kept current.
-      if (request.dryRun || (history.decidedToFenceAt === null && last === undefined)) return false;
-      const memory = memoryOf(history, decision?.done ?? false);
-      if (memory === last) return false;
-      const checkpoint: RunCheckpoint = { request, history, decision, writtenAt: now().toISOString() };
-      try {
-        await cluster.annotateNode(
-          request.node,
-          { [FENCER_ANNOTATION.runCheckpoint]: codec.encode(checkpoint) },
-          { dryRun: false },
-        );
-      } catch (error) {
-        // A node that is gone has nowhere to keep a checkpoint, and needs none: the next step sees it gone.
-        if (isNotFound(error)) return false;
-        throw error;
-      }
-      last = memory;
-      return true;
-    },
-    async clear(node, runId) {
-      const view = await cluster.getNode(node);
-      const text = view?.annotations[FENCER_ANNOTATION.runCheckpoint];
-      if (view == null || text === undefined) return false;
-      // Only this run's own record goes: another run's (or a forgery) is not this run's to touch.
-      try {
-        if (codec.decode(text, runId) === null) return false;
-      } catch (error) {
-        if (!(error instanceof ValidationError)) throw error;
-        return false;
-      }
-      try {
-        await cluster.annotateNode(node, { [FENCER_ANNOTATION.runCheckpoint]: null }, { dryRun: false });
-      } catch (error) {
-        if (isNotFound(error)) return false;
-        throw error;
-      }
-      last = undefined;
-      return true;
-    },
+    read: (node, runId) => readCheckpoint(store, node, runId),
+    record: (state) => recordCheckpoint(store, state),
+    clear: (node, runId) => clearCheckpoint(store, node, runId),
   };
 }
 

@@ -107,26 +107,22 @@ function assertResumable(history: RunHistory, runId: string | undefined): void {
   }
 }
 
-/** Fences one node: runs steps until Fenced, Refused, Failed, DryRunReported, or the timeout. */
-export async function runFence(
-  deps: FencerDeps,
-  request: FenceRequest,
-  options: RunOptions,
-): Promise<RunReport> {
-  const history =
-    options.resume?.history ?? startRun(options.runId ?? randomUUID(), deps.clock.now().toISOString());
-  if (options.resume) assertResumable(options.resume.history, options.runId);
-  // The volumes the node holds now, to look for what still blocks them once the fence is done.
-  const held = (await deps.cluster.listVolumeAttachments({ nodeName: request.node }))
+/** The volumes the node holds now, to look for what still blocks them once the fence is done. */
+async function heldVolumes(deps: FencerDeps, node: string): Promise<string[]> {
+  return (await deps.cluster.listVolumeAttachments({ nodeName: node }))
     .map((va) => va.persistentVolumeName)
     .filter((pv): pv is string => pv !== undefined);
-  const initial: FenceStepState = { request, history, decision: options.resume?.decision ?? null };
-  // This process renews its claim every step, so a short TTL frees the slot soon if it is killed.
-  const step = async (
+}
+
+/** A fence step of this process, whose state is then handed to `options.onState` to be recorded. */
+const recordedFenceStep =
+  (request: FenceRequest, options: RunOptions) =>
+  async (
     d: FencerDeps,
     s: FenceStepState,
     { remainingMs }: { readonly remainingMs: number },
-  ) => {
+  ): Promise<FenceStepState> => {
+    // This process renews its claim every step, so a short TTL frees the slot soon if it is killed.
     const next = await fenceStep(d, s, {
       claimTtlSeconds: ClaimTtlSeconds.InProcess,
       remainingMs,
@@ -146,23 +142,43 @@ export async function runFence(
     }
     return next;
   };
-  // A run that ends without finishing (timed out, or a step threw for good) gives its claim back,
-  // even one a step took just before it threw: only this run's own claim is ever dropped.
-  const releaseClaim = async () => {
-    if (!request.dryRun) await deps.cluster.releaseFencing(request.node, history.runId).catch(() => {});
-  };
+
+/**
+ * Gives the run's claim back when it ends without finishing (timed out, or a step threw for good), even
+ * one a step took just before it threw: only this run's own claim is ever dropped.
+ */
+async function releaseClaim(deps: FencerDeps, request: FenceRequest, runId: string): Promise<void> {
+  if (!request.dryRun) await deps.cluster.releaseFencing(request.node, runId).catch(() => {});
+}
+
+/** Fences one node: runs steps until Fenced, Refused, Failed, DryRunReported, or the timeout. */
+export async function runFence(
+  deps: FencerDeps,
+  request: FenceRequest,
+  options: RunOptions,
+): Promise<RunReport> {
+  const history =
+    options.resume?.history ?? startRun(options.runId ?? randomUUID(), deps.clock.now().toISOString());
+  if (options.resume) assertResumable(options.resume.history, options.runId);
+  const held = await heldVolumes(deps, request.node);
+  const initial: FenceStepState = { request, history, decision: options.resume?.decision ?? null };
   let ran: Awaited<ReturnType<typeof loop<FenceStepState>>>;
   try {
-    ran = await loop(deps, request.node, initial, step, options, (s, ms, signal) =>
-      waitBetweenFenceSteps(deps, s, ms, signal),
+    ran = await loop(
+      deps,
+      request.node,
+      initial,
+      recordedFenceStep(request, options),
+      options,
+      (s, ms, signal) => waitBetweenFenceSteps(deps, s, ms, signal),
     );
   } catch (error) {
-    await releaseClaim();
+    await releaseClaim(deps, request, history.runId);
     throw error;
   }
   const { state, steps, timedOut } = ran;
   if (timedOut) {
-    await releaseClaim();
+    await releaseClaim(deps, request, history.runId);
     await auditTimeout(deps, timeoutScope(request, options), steps.at(-1) ?? null, ran.lastError);
   }
   const fenced = !timedOut && state.decision?.outcome === 'fenced';

@@ -8,22 +8,11 @@ import type { DiskState } from '../../domain/disk.js';
 import { liveAttachments } from '../../domain/disk.js';
 import type { InstanceRef, PowerEvidence } from '../../domain/instance.js';
 import type { Fallible } from '../../domain/observation.js';
-import type { CrossCheck, DiskFact, FindingDraft } from '../../domain/sweep/index.js';
+import type { CrossCheck, DiskFact, FindingDraft, ProviderProbe } from '../../domain/sweep/index.js';
 import type { ComputeFencer } from '../../ports/compute-fencer.js';
 import { mapBounded } from '../shared/bounded.js';
 import type { SweepDeps } from './deps.js';
-
-/** Drivers whose disks belong to a provider, for disks no machine hint routes (the node is gone). */
-export const DRIVER_PROVIDER_IDS: Readonly<Record<string, string>> = {
-  'ebs.csi.aws.com': 'aws:///',
-  'kubernetes.io/aws-ebs': 'aws:///',
-  'diskplugin.csi.alibabacloud.com': 'alicloud://',
-};
-
-interface ProviderWork {
-  readonly refs: Map<string, InstanceRef>;
-  readonly volumes: Set<string>;
-}
+import { type ProviderWork, planProviderWork } from './provider-work.js';
 
 /** What the providers answered, by id, and the calls it took. */
 export interface ProviderAnswers {
@@ -45,130 +34,127 @@ async function observeEach(fencer: ComputeFencer, refs: readonly InstanceRef[]) 
   return { results: new Map(answers), calls: refs.length };
 }
 
+/** The providers' answers about machines and disks, gathered within one call budget for the whole sweep. */
+class BudgetedAnswers {
+  readonly power = new Map<string, Fallible<PowerEvidence>>();
+  readonly disks = new Map<string, Fallible<DiskState>>();
+  /** The provider asked about each disk, which alone knows where its "does not exist" was looked for. */
+  readonly diskFencers = new Map<string, ComputeFencer>();
+  calls = 0;
+  readonly #maxCalls: number;
+
+  constructor(maxCalls: number) {
+    this.#maxCalls = maxCalls;
+  }
+
+  /** Asks one provider about its machines and disks, then about the machines those disks are attached to. */
+  async ask(fencer: ComputeFencer, work: ProviderWork): Promise<void> {
+    await this.#observe(fencer, [...work.refs.values()]);
+    const volumeIds = [...work.volumes];
+    if (volumeIds.length === 0) return;
+    if (!fencer.describeDisks) {
+      for (const id of volumeIds)
+        this.disks.set(id, failed('Unsupported', `provider ${fencer.provider} cannot describe disks`));
+      return;
+    }
+    const answer = await fencer.describeDisks(volumeIds, { maxCalls: this.#budget() });
+    this.calls += answer.calls;
+    for (const id of volumeIds) {
+      this.disks.set(id, answer.results.get(id) ?? failed('CallBudgetExhausted', 'not asked'));
+      this.diskFencers.set(id, fencer);
+    }
+    // Second round: the machines the disks are attached to.
+    const holders = volumeIds
+      .flatMap((id) => {
+        const d = this.disks.get(id);
+        return d?.ok ? liveAttachments(d.value).map((a) => a.instanceId) : [];
+      })
+      .filter((id) => id !== '' && !this.power.has(id));
+    await this.#observe(
+      fencer,
+      [...new Set(holders)].map((instanceId) => ({ provider: fencer.provider, instanceId })),
+    );
+  }
+
+  #budget(): number {
+    return Math.max(0, this.#maxCalls - this.calls);
+  }
+
+  async #observe(fencer: ComputeFencer, refs: InstanceRef[]): Promise<void> {
+    if (refs.length === 0) return;
+    const answer = fencer.observePowerMany
+      ? await fencer.observePowerMany(refs, { maxCalls: this.#budget() })
+      : await observeEach(fencer, refs.slice(0, this.#budget()));
+    this.calls += answer.calls;
+    for (const ref of refs)
+      this.power.set(
+        ref.instanceId,
+        answer.results.get(ref.instanceId) ?? failed('CallBudgetExhausted', 'not asked'),
+      );
+  }
+}
+
+/** What a provider said about one of a finding's disks. */
+function diskFactOf(probe: ProviderProbe['disks'][number], answers: BudgetedAnswers): DiskFact {
+  const disk = answers.disks.get(probe.volumeId) as Fallible<DiskState>;
+  if (!disk.ok || disk.value.exists) return { volumeId: probe.volumeId, disk };
+  // "Does not exist" is the provider's word for its own region: say whether the PV lives there.
+  const fencer = answers.diskFencers.get(probe.volumeId);
+  const zones = probe.zones ?? [];
+  const searchedWhereItLives =
+    zones.length > 0 && fencer?.holdsZone !== undefined && zones.every((z) => fencer.holdsZone?.(z));
+  return { volumeId: probe.volumeId, disk, searchedWhereItLives };
+}
+
+/** The machines a finding concerns: those it names, and those its disks are attached to. */
+function instanceIdsOf(deps: SweepDeps, draft: FindingDraft, diskFacts: readonly DiskFact[]): Set<string> {
+  const instanceIds = new Set<string>();
+  for (const hint of draft.probe.instances) {
+    const fencer = deps.compute.forProviderId(hint);
+    try {
+      if (fencer) instanceIds.add(fencer.parseProviderId(hint).instanceId);
+    } catch {
+      // recorded as unresolved when the work was planned
+    }
+  }
+  for (const fact of diskFacts)
+    if (fact.disk.ok) for (const a of liveAttachments(fact.disk.value)) instanceIds.add(a.instanceId);
+  return instanceIds;
+}
+
+/** One finding's cross-check, from the answers of every provider. */
+function crossCheckOf(
+  deps: SweepDeps,
+  draft: FindingDraft,
+  answers: BudgetedAnswers,
+  unresolved: readonly string[],
+): CrossCheck {
+  const diskFacts = draft.probe.disks
+    .filter((probe) => answers.disks.has(probe.volumeId))
+    .map((probe) => diskFactOf(probe, answers));
+  return {
+    instances: [...instanceIdsOf(deps, draft, diskFacts)]
+      .filter((id) => answers.power.has(id))
+      .map((id) => ({ instanceId: id, power: answers.power.get(id) as Fallible<PowerEvidence> })),
+    disks: diskFacts,
+    unresolved: [...new Set(unresolved)],
+  };
+}
+
 /** Asks the providers about every finding's machines and disks; one CrossCheck per finding (by key). */
 export async function crossCheckFindings(
   deps: SweepDeps,
   drafts: readonly FindingDraft[],
   maxCalls: number,
 ): Promise<ProviderAnswers> {
-  const work = new Map<ComputeFencer, ProviderWork>();
-  const unresolved = new Map<FindingDraft, string[]>();
-  const workFor = (fencer: ComputeFencer): ProviderWork => {
-    const known = work.get(fencer);
-    if (known) return known;
-    const fresh: ProviderWork = { refs: new Map(), volumes: new Set() };
-    work.set(fencer, fresh);
-    return fresh;
-  };
-  const resolve = (draft: FindingDraft, hint: string): ComputeFencer | null => {
-    const fencer = deps.compute.forProviderId(hint);
-    const note = (why: string): null => {
-      unresolved.set(draft, [...(unresolved.get(draft) ?? []), `${hint}: ${why}`]);
-      return null;
-    };
-    if (!fencer) return note('no configured provider handles it');
-    try {
-      const ref = fencer.parseProviderId(hint);
-      workFor(fencer).refs.set(ref.instanceId, ref);
-      return fencer;
-    } catch (error) {
-      return note((error as Error).message);
-    }
-  };
-  for (const draft of drafts) {
-    for (const hint of draft.probe.instances) resolve(draft, hint);
-    for (const disk of draft.probe.disks) {
-      const fencer = disk.via
-        ? resolve(draft, disk.via)
-        : deps.compute.forProviderId(DRIVER_PROVIDER_IDS[disk.driver ?? ''] ?? '');
-      if (fencer) {
-        workFor(fencer).volumes.add(disk.volumeId);
-      } else if (!disk.via) {
-        unresolved.set(draft, [
-          ...(unresolved.get(draft) ?? []),
-          `disk ${disk.volumeId}: no provider for driver ${disk.driver ?? 'unknown'}`,
-        ]);
-      }
-    }
-  }
-
-  let calls = 0;
-  const budget = () => Math.max(0, maxCalls - calls);
-  const power = new Map<string, Fallible<PowerEvidence>>();
-  const disks = new Map<string, Fallible<DiskState>>();
-  const diskFencers = new Map<string, ComputeFencer>();
-  const observe = async (fencer: ComputeFencer, refs: InstanceRef[]) => {
-    if (refs.length === 0) return;
-    const answer = fencer.observePowerMany
-      ? await fencer.observePowerMany(refs, { maxCalls: budget() })
-      : await observeEach(fencer, refs.slice(0, budget()));
-    calls += answer.calls;
-    for (const ref of refs)
-      power.set(
-        ref.instanceId,
-        answer.results.get(ref.instanceId) ?? failed('CallBudgetExhausted', 'not asked'),
-      );
-  };
-  for (const [fencer, w] of work) {
-    await observe(fencer, [...w.refs.values()]);
-    const volumeIds = [...w.volumes];
-    if (volumeIds.length === 0) continue;
-    if (!fencer.describeDisks) {
-      for (const id of volumeIds)
-        disks.set(id, failed('Unsupported', `provider ${fencer.provider} cannot describe disks`));
-      continue;
-    }
-    const answer = await fencer.describeDisks(volumeIds, { maxCalls: budget() });
-    calls += answer.calls;
-    for (const id of volumeIds) {
-      disks.set(id, answer.results.get(id) ?? failed('CallBudgetExhausted', 'not asked'));
-      diskFencers.set(id, fencer);
-    }
-    // Second round: the machines the disks are attached to.
-    const holders = volumeIds
-      .flatMap((id) => {
-        const d = disks.get(id);
-        return d?.ok ? liveAttachments(d.value).map((a) => a.instanceId) : [];
-      })
-      .filter((id) => id !== '' && !power.has(id));
-    await observe(
-      fencer,
-      [...new Set(holders)].map((instanceId) => ({ provider: fencer.provider, instanceId })),
-    );
-  }
-
+  const { work, unresolved } = planProviderWork(deps, drafts);
+  const answers = new BudgetedAnswers(maxCalls);
+  for (const [fencer, providerWork] of work) await answers.ask(fencer, providerWork);
   const byFinding = new Map<string, CrossCheck>();
-  for (const draft of drafts) {
-    const diskFacts = draft.probe.disks
-      .filter((probe) => disks.has(probe.volumeId))
-      .map((probe): DiskFact => {
-        const disk = disks.get(probe.volumeId) as Fallible<DiskState>;
-        if (!disk.ok || disk.value.exists) return { volumeId: probe.volumeId, disk };
-        // "Does not exist" is the provider's word for its own region: say whether the PV lives there.
-        const fencer = diskFencers.get(probe.volumeId);
-        const zones = probe.zones ?? [];
-        const searchedWhereItLives =
-          zones.length > 0 && fencer?.holdsZone !== undefined && zones.every((z) => fencer.holdsZone?.(z));
-        return { volumeId: probe.volumeId, disk, searchedWhereItLives };
-      });
-    const instanceIds = new Set<string>();
-    for (const hint of draft.probe.instances) {
-      const fencer = deps.compute.forProviderId(hint);
-      try {
-        if (fencer) instanceIds.add(fencer.parseProviderId(hint).instanceId);
-      } catch {
-        // recorded as unresolved above
-      }
-    }
-    for (const fact of diskFacts)
-      if (fact.disk.ok) for (const a of liveAttachments(fact.disk.value)) instanceIds.add(a.instanceId);
-    byFinding.set(`${draft.class}/${draft.key}`, {
-      instances: [...instanceIds]
-        .filter((id) => power.has(id))
-        .map((id) => ({ instanceId: id, power: power.get(id) as Fallible<PowerEvidence> })),
-      disks: diskFacts,
-      unresolved: [...new Set(unresolved.get(draft) ?? [])],
-    });
-  }
-  return { byFinding, calls };
+  for (const draft of drafts)
+    byFinding.set(
+      `${draft.class}/${draft.key}`,
+      crossCheckOf(deps, draft, answers, unresolved.get(draft) ?? []),
+    );
+  return { byFinding, calls: answers.calls };
 }
