@@ -8,9 +8,8 @@ import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { EcsComputeFencer, ecsCredentialsFromEnv } from '../lib/adapters/alicloud-ecs/index.js';
 import { kubeconfigEndpoint } from '../lib/adapters/kubernetes/access/endpoints.js';
-import { KubeCluster } from '../lib/adapters/kubernetes/index.js';
 import { type WorkflowState, workflowStep } from '../lib/app/fence/workflow-step.js';
-import { ProviderRegistry } from '../lib/compose.js';
+import { composeDeps } from '../lib/compose.js';
 import { parseAlibabaSettings } from '../lib/config/alibaba-settings.js';
 import { parseOrThrow } from '../lib/config/parse.js';
 import { stepStateSchema } from '../lib/config/step-state.js';
@@ -25,14 +24,13 @@ const endpoint = kubeconfigEndpoint(readFileSync(kubeconfigPath, 'utf8'), {
   source: kubeconfigPath,
   baseDir: dirname(kubeconfigPath),
 });
-// Built here rather than by composeDeps, which would also bring the EC2 fencer (and its SDK) along.
-const deps = {
-  cluster: new KubeCluster(endpoint),
-  compute: new ProviderRegistry(new Map([['alicloud', new EcsComputeFencer({ ...settings, credentials })]])),
-  clock: { now: () => new Date() },
+// As the Function Compute runtime composes it: no EC2 fencer, so no EC2 SDK in the bundle.
+const deps = composeDeps({
+  endpoint,
+  computeFencers: [new EcsComputeFencer({ ...settings, credentials })],
   log: createLogger({ level: process.env.LOG_LEVEL ?? 'INFO' }),
   metrics: new InMemoryMetrics(),
-};
+});
 
 /** One reconcile step of a fencing run. */
 export const handler = async (event: Buffer | unknown): Promise<WorkflowState> => {

@@ -14,7 +14,7 @@ import type { FencerDeps } from './app/shared/deps.js';
 import { runCheckpointCodec } from './config/run-checkpoint.js';
 import { type AppLogger, createLogger, InMemoryMetrics } from './observability/index.js';
 import type { Metrics } from './ports/audit.js';
-import type { ComputeFencer } from './ports/compute-fencer.js';
+import type { ComputeFencer, ProviderIdReader } from './ports/compute-fencer.js';
 import type { ComputeProviders } from './ports/compute-providers.js';
 
 export interface FencerConfig {
@@ -44,26 +44,17 @@ export interface FencerConfig {
   readonly controlPlaneLabels?: readonly string[];
 }
 
-/** The shape of an Alibaba providerID, for routing only (the ECS fencer parses it strictly). */
-const ALICLOUD_PROVIDER_ID = /^(?:alicloud:\/\/|[a-z]{2}-[a-z0-9-]+\.i-[0-9a-z]+$)/;
+/**
+ * Routes a providerID to the reader (a compute fencer, or a trigger's parser) that says it owns it:
+ * each adapter knows its own providerIDs. The node's name is never read.
+ */
+export class ProviderRegistry<R extends ProviderIdReader = ComputeFencer> {
+  constructor(private readonly readers: readonly R[]) {}
 
-/** Routes a providerID to the compute fencer that owns it. The node's name is never read. */
-export class ProviderRegistry implements ComputeProviders {
-  constructor(private readonly byScheme: ReadonlyMap<string, ComputeFencer>) {}
-
-  forProviderId(providerId: string): ComputeFencer | null {
-    // A bare EC2 instance id is how some installers set providerID on AWS.
-    if (/^i-[0-9a-f]+$/.test(providerId)) return this.byScheme.get('aws') ?? null;
-    // The Alibaba cloud controller writes `<region>.<instance-id>`, optionally `alicloud://`-prefixed.
-    if (ALICLOUD_PROVIDER_ID.test(providerId)) return this.byScheme.get('alicloud') ?? null;
-    const scheme = /^([a-z0-9-]+):\/\//.exec(providerId)?.[1];
-    return scheme ? (this.byScheme.get(scheme) ?? null) : null;
+  forProviderId(providerId: string): R | null {
+    return this.readers.find((reader) => reader.ownsProviderId(providerId)) ?? null;
   }
 }
-
-/** The compute fencers by the provider they are, which is also the providerID scheme they serve. */
-const byProvider = (fencers: readonly ComputeFencer[]): Map<string, ComputeFencer> =>
-  new Map(fencers.map((fencer) => [fencer.provider, fencer]));
 
 /** The Ceph fencer the configuration asks for: through the mgr's restful module, or csi-addons. */
 function storageFencers(config: FencerConfig): FencerDeps['storage'] {
@@ -86,7 +77,7 @@ export function composeDeps(config: FencerConfig): FencerDeps {
       ...(config.reportingInstance ? { reportingInstance: config.reportingInstance } : {}),
       ...(config.pageSize ? { pageSize: config.pageSize } : {}),
     }),
-    compute: new ProviderRegistry(byProvider(config.computeFencers ?? [])),
+    compute: new ProviderRegistry(config.computeFencers ?? []) satisfies ComputeProviders,
     storage: storageFencers(config),
     clock: { now: () => new Date() },
     log,

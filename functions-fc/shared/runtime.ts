@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { EcsComputeFencer } from '../../lib/adapters/alicloud-ecs/ecs-compute-fencer.js';
-import { parseAlicloudProviderId } from '../../lib/adapters/alicloud-ecs/provider-id.js';
+import { alicloudProviderIds } from '../../lib/adapters/alicloud-ecs/provider-id.js';
 import { createFcClient, FcAsyncWorkflow, taskIdOf } from '../../lib/adapters/alicloud-fc/index.js';
 import { readSecret } from '../../lib/adapters/alicloud-secrets/index.js';
 import { kubeconfigEndpoint } from '../../lib/adapters/kubernetes/access/endpoints.js';
@@ -15,7 +15,7 @@ import type { ApiEndpoint } from '../../lib/adapters/kubernetes/api/endpoint.js'
 import { KubeCluster } from '../../lib/adapters/kubernetes/kube-cluster.js';
 import type { FencerDeps } from '../../lib/app/shared/deps.js';
 import type { ProviderIdReaders, TriggerDeps, TriggerSettings } from '../../lib/app/triggers/index.js';
-import { composeDeps } from '../../lib/compose.js';
+import { composeDeps, ProviderRegistry } from '../../lib/compose.js';
 import { parseAlibabaSettings } from '../../lib/config/alibaba-settings.js';
 import { controlPlaneLabelsFromEnv } from '../../lib/config/control-plane-labels.js';
 import { FcClusterAccess, parseFcSettings } from '../../lib/config/fc-settings.js';
@@ -62,16 +62,7 @@ async function clusterEndpoint(credentials: RoleCredentials): Promise<ApiEndpoin
 }
 
 /** Alibaba providerIDs only: a trigger maps instances to nodes and makes no provider call. */
-const providerIdReaders: ProviderIdReaders = {
-  forProviderId: (providerId) => {
-    try {
-      parseAlicloudProviderId(providerId);
-      return { parseProviderId: parseAlicloudProviderId };
-    } catch {
-      return null;
-    }
-  },
-};
+const providerIdReaders: ProviderIdReaders = new ProviderRegistry([alicloudProviderIds]);
 
 /** Keeps one value per (credentials, kubeconfig), rebuilt when either changes. */
 function perCredentials<T>(build: (credentials: RoleCredentials, endpoint: ApiEndpoint) => T) {

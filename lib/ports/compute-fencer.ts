@@ -66,10 +66,16 @@ export interface BatchOptions {
  * Proves machines off and forces them off. One implementation per compute provider
  * (AWS EC2, Alibaba ECS); chosen from the node's providerID.
  */
-export interface ComputeFencer {
-  readonly provider: ProviderName;
+/** A provider's reading of providerIDs: which are its own, and the instance each names. */
+export interface ProviderIdReader {
+  /** Whether `providerId` is this provider's (its scheme or shape), read or not: the router asks this. */
+  ownsProviderId(providerId: string): boolean;
   /** Parse a node's `spec.providerID`. Throws `ProviderIdError` for anything this provider does not own. */
   parseProviderId(providerId: string | undefined): InstanceRef;
+}
+
+export interface ComputeFencer extends ProviderIdReader {
+  readonly provider: ProviderName;
   /**
    * One read of the machine for a fence step: ownership, power and identity together, so a step costs
    * the provider one call, not three. `observedAt` of the power evidence is when the answer arrived.

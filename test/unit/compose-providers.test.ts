@@ -1,23 +1,23 @@
 /** One fencer, both clouds: the compute fencer is chosen per node from its providerID, never its name. */
 import { describe, expect, it } from 'vitest';
 import { EcsComputeFencer } from '../../lib/adapters/alicloud-ecs/index.js';
+import { ownsAlicloudProviderId } from '../../lib/adapters/alicloud-ecs/provider-id.js';
+import { ownsAwsProviderId } from '../../lib/adapters/aws-ec2/provider-id.js';
 import { composeDeps, ProviderRegistry } from '../../lib/compose.js';
 import { ec2ComputeFencer } from '../../lib/compose-aws.js';
 import { createLogger } from '../../lib/observability/index.js';
 import type { ComputeFencer } from '../../lib/ports/compute-fencer.js';
 
-const aws = { provider: 'aws' } as ComputeFencer;
-const alicloud = { provider: 'alicloud' } as ComputeFencer;
-const both = new ProviderRegistry(
-  new Map([
-    ['aws', aws],
-    ['alicloud', alicloud],
-  ]),
-);
+// Each adapter says which providerIDs are its own; the registry only asks them.
+const aws = { provider: 'aws', ownsProviderId: ownsAwsProviderId } as ComputeFencer;
+const alicloud = { provider: 'alicloud', ownsProviderId: ownsAlicloudProviderId } as ComputeFencer;
+const both = new ProviderRegistry([aws, alicloud]);
 
 describe('ProviderRegistry', () => {
   it.each([
     ['aws:///us-east-1a/i-0123456789abcdef0', 'aws'],
+    ['aws:///us-east-1a/not-an-instance', 'aws'], // EC2's, and refused by it as unparseable
+    ['eks-hybrid://cluster/node', null],
     ['i-0123456789abcdef0', 'aws'],
     ['cn-zhangjiakou.i-8vb2y0cdlriptkfer0ir', 'alicloud'],
     ['alicloud://cn-hangzhou.i-bp1h4adlltjc1d48goaq', 'alicloud'],
@@ -29,7 +29,7 @@ describe('ProviderRegistry', () => {
   });
 
   it('routes nothing to a provider that is not configured', () => {
-    const awsOnly = new ProviderRegistry(new Map([['aws', aws]]));
+    const awsOnly = new ProviderRegistry([aws]);
     expect(awsOnly.forProviderId('cn-hangzhou.i-bp1h4adlltjc1d48goaq')).toBeNull();
   });
 });

@@ -31,7 +31,7 @@ import { confirmAbsent, describeInstances, disksOfInstance, type EcsReader } fro
 import { type EcsFencerLogger, silentLogger } from './logger.js';
 import { defaultOwnershipTags, type EcsOwnershipTag, judgeOwnership } from './ownership.js';
 import { requestStop, type StoppedMode } from './power-off.js';
-import { parseAlicloudProviderId, regionOfRef } from './provider-id.js';
+import { ownsAlicloudProviderId, parseAlicloudProviderId, regionOfRef } from './provider-id.js';
 import { DEFAULT_RETRY_POLICY, type EcsRetryPolicy } from './retry.js';
 
 /** Configuration of {@link EcsComputeFencer}. */
@@ -103,6 +103,10 @@ export class EcsComputeFencer implements ComputeFencer {
       credentials: props.credentials,
       endpoint: props.endpoint,
     });
+  }
+
+  ownsProviderId(providerId: string): boolean {
+    return ownsAlicloudProviderId(providerId);
   }
 
   parseProviderId(providerId: string | undefined): InstanceRef {

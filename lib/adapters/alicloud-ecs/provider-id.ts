@@ -32,6 +32,20 @@ const schemeOf = (providerId: string): string | undefined =>
   /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(providerId)?.[1];
 
 /**
+ * Whether a providerID is ECS's to read: `alicloud://…`, or `<region>.<instance-id>` as the Alibaba cloud
+ * controller writes it (the routing to this fencer; {@link parseAlicloudProviderId} says whether it
+ * reads well).
+ */
+export const ownsAlicloudProviderId = (providerId: string): boolean =>
+  /^(?:alicloud:\/\/|[a-z]{2}-[a-z0-9-]+\.i-[0-9a-z]+$)/.test(providerId);
+
+/** ECS's providerIDs, for a router that makes no provider call (the triggers). */
+export const alicloudProviderIds = {
+  ownsProviderId: ownsAlicloudProviderId,
+  parseProviderId: (providerId: string | undefined) => parseAlicloudProviderId(providerId),
+};
+
+/**
  * Parses a node's `spec.providerID` as the Alibaba cloud controller writes it: `<region>.<instance-id>`,
  * optionally prefixed `alicloud://` (its `NodeFromProviderID` strips the prefix and splits on the first
  * dot). The node's name is never read: ACK names nodes `<region>.<ip>`, which says nothing about the

@@ -29,7 +29,7 @@ import { type DescribedInstance, describeInstance, volumesAttachedTo } from './i
 import { describeInstancesBatch, describeVolumesBatch, observeInRegion } from './inventory.js';
 import { type Ec2FencerLogger, silentLogger } from './logger.js';
 import { requestPowerOff } from './power-off.js';
-import { parseAwsProviderId, zoneInRegion } from './provider-id.js';
+import { ownsAwsProviderId, parseAwsProviderId, zoneInRegion } from './provider-id.js';
 import { lifecycleOf } from './spot-lifecycle.js';
 
 /** Configuration of {@link Ec2ComputeFencer}. */
@@ -77,6 +77,10 @@ export class Ec2ComputeFencer implements ComputeFencer {
     this.#tagKey = props.clusterTagKey ?? ((cluster) => `kubernetes.io/cluster/${cluster}`);
     this.#logger = props.logger ?? silentLogger;
     this.#now = props.now ?? (() => new Date());
+  }
+
+  ownsProviderId(providerId: string): boolean {
+    return ownsAwsProviderId(providerId);
   }
 
   parseProviderId(providerId: string | undefined): InstanceRef {

@@ -31,6 +31,17 @@ const foreignReason = (providerId: string): string => {
 };
 
 /**
+ * Whether a providerID is EC2's to read (`aws://…`, or a bare instance id as some installers write):
+ * the routing to this fencer. Whether it reads well is {@link parseAwsProviderId}'s to say, so that a
+ * garbled `aws://` providerID is refused as unparseable, not as another provider's.
+ */
+export const ownsAwsProviderId = (providerId: string): boolean =>
+  providerId.startsWith('aws://') || /^i-[0-9a-f]+$/.test(providerId);
+
+/** EC2's providerIDs, for a router that makes no provider call (the triggers). */
+export const awsProviderIds = { ownsProviderId: ownsAwsProviderId, parseProviderId: parseAwsProviderId };
+
+/**
  * Parses a node's `spec.providerID` into the EC2 instance it names. Accepts exactly
  * `aws:///<zone>/<id>`, `aws:////<id>` (zone unknown) and a bare `<id>`; anything else,
  * including surrounding whitespace, throws {@link ProviderIdError}.
