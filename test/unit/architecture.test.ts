@@ -7,6 +7,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../lab/paths.js';
 
@@ -192,5 +193,44 @@ describe('dependency direction', () => {
           .map((t) => `${f} → ${t}`),
       );
     expect(builds).toEqual([]);
+  });
+});
+
+/** Lines of each function, method, arrow and constructor of `file` longer than `limit`, as `file:line name (n)`. */
+function longFunctions(file: string, limit: number): string[] {
+  const source = ts.createSourceFile(
+    file,
+    readFileSync(join(REPO_ROOT, file), 'utf8'),
+    ts.ScriptTarget.Latest,
+    true,
+  );
+  const lineOf = (pos: number) => source.getLineAndCharacterOfPosition(pos).line;
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+      const lines = lineOf(node.getEnd()) - lineOf(node.getStart()) + 1;
+      if (lines > limit) found.push(`${file}:${lineOf(node.getStart()) + 1} (${lines} lines)`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+describe('rooms of a size a reader takes in', () => {
+  it('keeps every source file of lib/ within 300 lines', () => {
+    const long = sources('lib')
+      .map((f) => [f, readFileSync(join(REPO_ROOT, f), 'utf8').split('\n').length - 1] as const)
+      .filter(([, lines]) => lines > 300)
+      .map(([f, lines]) => `${f} (${lines} lines)`);
+    expect(long).toEqual([]);
+  });
+
+  it('keeps every function of lib/ within 60 lines', () => {
+    expect(sources('lib').flatMap((f) => longFunctions(f, 60))).toEqual([]);
+  });
+
+  it('measures a function as a reader would (the check above can fail)', () => {
+    expect(longFunctions('test/unit/architecture.test.ts', 3).length).toBeGreaterThan(0);
   });
 });
