@@ -12,7 +12,6 @@ import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { Context } from 'aws-lambda';
-import { StateMachine } from 'aws-local-stepfunctions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerIdReaders } from '../../functions/shared/provider-ids.js';
 import { WorkflowState } from '../../infra/constructs/workflow-states.js';
@@ -20,6 +19,7 @@ import { describeInstanceState } from '../../lab/ec2-emulator.js';
 import { eventually } from '../../lab/kube-wait.js';
 import { type Lab, startLab } from '../../lab/lab.js';
 import { waitForRecovery, waitLeaseOlderThan, waitNodeNotReady } from '../../lab/scenarios/incident.js';
+import { LocalWorkflow } from '../../lab/scenarios/local-workflow.js';
 import { attachmentsOf, deployStatefulApp, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
 import { kubeconfigEndpoint } from '../../lib/adapters/kubernetes/access/endpoints.js';
 import { KubeCluster } from '../../lib/adapters/kubernetes/index.js';
@@ -28,7 +28,6 @@ import { parseEvent } from '../../lib/config/events.js';
 import { requestDefaultsSchema } from '../../lib/config/lambda-settings.js';
 import { OUT_OF_SERVICE_TAINT } from '../../lib/domain/node-marks.js';
 import { InMemoryMetrics } from '../../lib/observability/index.js';
-import type { ExistingRunStatus, FenceRunInput, StartResult, Workflow } from '../../lib/ports/workflow.js';
 import { waitNodeReady } from '../support/lab-waits.js';
 import { invokeInChild } from '../support/lambda-child.js';
 import { stateMachineDefinition, synth } from '../support/synth.js';
@@ -50,12 +49,6 @@ const consoleUrl = (name: string) =>
   `https://console.aws.amazon.com/states/home?region=us-east-1#/v2/executions/details/${executionArn(name)}`;
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 
-const lambdaContext = {
-  awsRequestId: 'e2e',
-  functionName: 'step',
-  getRemainingTimeInMillis: () => 60_000,
-} as unknown as Context;
-
 describe('the synthesized fencing workflow, run by an ASL interpreter with the real step handler', () => {
   let lab: Lab;
   let app: StatefulApp;
@@ -65,62 +58,12 @@ describe('the synthesized fencing workflow, run by an ASL interpreter with the r
   const savedEnv = { ...process.env };
   const published: Json[] = [];
 
-  /**
-   * Runs one execution: Task `Step` is the real handler (in this process unless `runStep` runs it
-   * elsewhere), the SNS tasks are captured, Waits take 2 s.
-   */
-  const execute = (name: string, input: Json, runStep: Handler = step) => {
-    const machine = new StateMachine(definition as never);
-    const visited: string[] = [];
-    const capture = (message: unknown) => {
-      published.push(message as Json);
-      return { MessageId: `m-${published.length}` };
-    };
-    const execution = machine.run(input as never, {
-      overrides: {
-        taskResourceLocalHandlers: {
-          [WorkflowState.Step]: (state) => runStep(state, lambdaContext) as never,
-          [WorkflowState.PublishOutcome]: capture,
-          [WorkflowState.PublishFailure]: capture,
-        },
-        waitTimeOverrides: { [WorkflowState.Wait]: 2000 },
-      },
-      context: {
-        Execution: {
-          Id: executionArn(name),
-          Name: name,
-          StartTime: new Date().toISOString(),
-          Input: input as never,
-        },
-      },
-    });
-    const logging = (async () => {
-      for await (const event of execution.eventLogs) {
-        if (event.type === 'StateEntered') visited.push(event.state.name);
-      }
-    })();
-    return { result: execution.result as Promise<Json>, visited, logging };
-  };
-
-  /** The Workflow port on the interpreter: a name starts at most one execution, as in Step Functions. */
-  class LocalWorkflow implements Workflow {
-    readonly runs = new Map<string, ReturnType<typeof execute> & { status: ExistingRunStatus }>();
-    constructor(private readonly runStep: Handler = step) {}
-    async start(name: string, input: FenceRunInput): Promise<StartResult> {
-      const existing = this.runs.get(name);
-      if (existing) return { kind: 'exists', runId: name, status: existing.status };
-      const run = {
-        ...execute(name, input as unknown as Json, this.runStep),
-        status: 'running' as ExistingRunStatus,
-      };
-      run.result.then(
-        () => (run.status = 'succeeded'),
-        () => (run.status = 'failed'),
-      );
-      this.runs.set(name, run);
-      return { kind: 'started', runId: name };
-    }
-  }
+  /** The interpreter with the real step (in this process unless a test runs it elsewhere). */
+  const workflowWith = (runStep: Handler = step) =>
+    new LocalWorkflow({ definition, step: runStep, onPublish: (message) => published.push(message) });
+  /** Runs one execution: Task `Step` is the real handler, the SNS tasks are captured, Waits take 2 s. */
+  const execute = (name: string, input: Json, runStep: Handler = step) =>
+    workflowWith(runStep).execute(name, input);
 
   /**
    * The step handler in a process of its own under libfaketime, as Lambda would run it on a host whose
@@ -247,7 +190,7 @@ describe('the synthesized fencing workflow, run by an ASL interpreter with the r
     // after it) until the lab is older than that minute: wait until it is, as a real node is hours old.
     await sleep(Math.max(0, labReadyAt + 75_000 - Date.now()));
     const skews: number[] = [];
-    const workflow = new LocalWorkflow(stepWithClock('-1m', skews));
+    const workflow = workflowWith(stepWithClock('-1m', skews));
     const router: TriggerDeps = {
       cluster: new KubeCluster(
         kubeconfigEndpoint(readFileSync(lab.fencerKubeconfigPath, 'utf8'), {
