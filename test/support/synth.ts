@@ -8,8 +8,16 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { KubeFencerStack } from '../../infra/fencer-stack.js';
 import type { KubeFencerClusterProps } from '../../infra/kube-fencer-props.js';
 
-export const TEST_ACCOUNT = '123456789012';
-export const TEST_REGION = 'us-east-1';
+export {
+  DEFINITION_ACCOUNT as TEST_ACCOUNT,
+  DEFINITION_REGION as TEST_REGION,
+  stateMachineDefinition,
+} from '../../lab/scenarios/state-machine-definition.js';
+
+import {
+  DEFINITION_ACCOUNT as TEST_ACCOUNT,
+  DEFINITION_REGION as TEST_REGION,
+} from '../../lab/scenarios/state-machine-definition.js';
 
 /** The app's context in cdk.json: its feature flags, so tests synthesize what `cdk synth` does. */
 export const CDK_JSON_CONTEXT = (
@@ -28,71 +36,4 @@ export function synth(clusters: unknown[], options: { bundle?: boolean } = {}) {
     env: { account: TEST_ACCOUNT, region: TEST_REGION },
   });
   return { app, stack, template: Template.fromStack(stack) };
-}
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
-type Mappings = Record<string, Record<string, Record<string, string>>>;
-
-/** A placeholder for a CloudFormation token: a pseudo parameter, a mapping's value, a plausible ARN for GetAtt/Ref. */
-function placeholder(
-  token: Record<string, Json>,
-  resources: Record<string, { Type: string }>,
-  mappings: Mappings = {},
-): string {
-  const pseudo: Record<string, string> = {
-    'AWS::Partition': 'aws',
-    'AWS::Region': TEST_REGION,
-    'AWS::AccountId': TEST_ACCOUNT,
-    'AWS::URLSuffix': 'amazonaws.com',
-  };
-  const ref = token.Ref as string | undefined;
-  if (ref && pseudo[ref]) return pseudo[ref];
-  const inMap = token['Fn::FindInMap'] as [string, Json, string] | undefined;
-  if (inMap) {
-    const [map, key, attribute] = inMap;
-    const top = typeof key === 'string' ? key : placeholder(key as Record<string, Json>, resources, mappings);
-    const value = mappings[map]?.[top]?.[attribute];
-    if (value === undefined) throw new Error(`no mapping value for ${JSON.stringify(token)}`);
-    return value;
-  }
-  const id = ref ?? (token['Fn::GetAtt'] as string[] | undefined)?.[0];
-  const type = id ? resources[id]?.Type : undefined;
-  switch (type) {
-    case 'AWS::Lambda::Function':
-      return `arn:aws:lambda:${TEST_REGION}:${TEST_ACCOUNT}:function:${id}`;
-    case 'AWS::SNS::Topic':
-      return `arn:aws:sns:${TEST_REGION}:${TEST_ACCOUNT}:${id}`;
-    default:
-      throw new Error(`no placeholder for ${JSON.stringify(token)} (${type ?? 'unknown resource'})`);
-  }
-}
-
-/** The ASL definition of the (only, or named) state machine of a template, with tokens resolved to placeholders. */
-export function stateMachineDefinition(
-  template: Template,
-  clusterLogicalIdPart?: string,
-): Record<string, Json> {
-  const json = template.toJSON() as {
-    Resources: Record<string, { Type: string; Properties: Record<string, Json> }>;
-    Mappings?: Mappings;
-  };
-  const machines = Object.entries(json.Resources).filter(
-    ([id, r]) =>
-      r.Type === 'AWS::StepFunctions::StateMachine' &&
-      (!clusterLogicalIdPart || id.includes(clusterLogicalIdPart)),
-  );
-  if (machines.length !== 1) throw new Error(`expected one state machine, found ${machines.length}`);
-  const definition = machines[0]?.[1].Properties.DefinitionString as Json;
-  const text =
-    typeof definition === 'string'
-      ? definition
-      : ((definition as { 'Fn::Join': [string, Json[]] })['Fn::Join'][1] ?? [])
-          .map((part) =>
-            typeof part === 'string'
-              ? part
-              : placeholder(part as Record<string, Json>, json.Resources, json.Mappings),
-          )
-          .join('');
-  return JSON.parse(text) as Record<string, Json>;
 }
