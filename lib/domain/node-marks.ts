@@ -71,7 +71,11 @@ export interface OutOfServiceState {
   readonly foreign: readonly TaintSnapshot[];
   /** The record names a taint that is no longer on the node: it proves nothing and is cleared. */
   readonly staleRecord: boolean;
-  /** A NoExecute out-of-service taint (anyone's) is on the node: Kubernetes releases its volumes. */
+  /**
+   * A NoExecute out-of-service taint (anyone's) is on the node: a fence, which evicts the pods and
+   * releases their volumes. (Kubernetes' pod GC and attach-detach controller read the key alone, on a
+   * NotReady node, so another effect releases what is already being deleted, but evicts nothing.)
+   */
   readonly releasing: boolean;
 }
 

@@ -77,7 +77,10 @@ const notReadyForMs = (node: NodeView, now: number): number =>
 function skipReason(node: NodeView, settings: HealthCheckSettings, now: number) {
   if (notReadyForMs(node, now) < settings.notReadyThresholdSeconds * 1000)
     return `NotReady for less than ${settings.notReadyThresholdSeconds}s`;
-  if (node.taints.some((t) => t.key === OUT_OF_SERVICE_TAINT.key)) return 'already out-of-service';
+  // A NoExecute one is a fence already made. Another effect (someone's maintenance mark) fences
+  // nothing, though Kubernetes reads the key alone once the node is NotReady: fence it properly.
+  if (node.taints.some((t) => t.key === OUT_OF_SERVICE_TAINT.key && t.effect === OUT_OF_SERVICE_TAINT.effect))
+    return 'already out-of-service';
   if (FENCER_ANNOTATION.optOut in node.annotations) return Reason.OptedOut;
   const allowControlPlane = settings.includeControlPlane ?? settings.requestDefaults.limits.allowControlPlane;
   const extraLabels = settings.controlPlaneLabels ?? [];

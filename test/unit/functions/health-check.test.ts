@@ -99,6 +99,21 @@ describe('the health check', () => {
     expect(workflow.runs.size).toBe(0);
   });
 
+  it('fences a node whose out-of-service taint is only NoSchedule (a maintenance mark fences nothing)', async () => {
+    const marked = node('node-y', `aws:///us-east-1a/${INSTANCE_B}`, {
+      readySince: LONG_AGO,
+      taints: [{ key: 'node.kubernetes.io/out-of-service', value: 'maintenance', effect: 'NoSchedule' }],
+    });
+    const world = cluster([marked]);
+    world.nodes.shift(); // only the marked node is unhealthy
+    const { deps } = fakeDeps(world);
+
+    const report = await healthCheck(deps, SETTINGS, 'tick');
+
+    expect(report.skipped).toEqual([]);
+    expect(report.outcomes).toEqual([expect.objectContaining({ result: 'started', node: 'node-y' })]);
+  });
+
   it("leaves alone a node marked control plane only by the cluster's own label, when told that label", async () => {
     const candidate = node('node-y', `aws:///us-east-1a/${INSTANCE_B}`, {
       readySince: LONG_AGO,
