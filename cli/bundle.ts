@@ -7,7 +7,7 @@
  */
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { build, type Metafile } from 'esbuild';
+import { build, type Metafile, type Plugin } from 'esbuild';
 import { builtAfterSources } from '../infra/build-freshness.js';
 import { ESBUILD, inlineSchemaKeys } from '../infra/bundling.js';
 import { writeThirdPartyNotices } from '../infra/third-party-notices.js';
@@ -22,8 +22,13 @@ export const MIN_NODE = '20.19.0';
 /**
  * Builds cli/main.ts into `outdir` (default `root`/dist), replacing the files there (not its folders:
  * dist/cdk/ and dist/lambda/ are the construct's, infra/package-build.ts); returns esbuild's metafile.
+ * `extraPlugins`: the lab's soak builds a deliberately broken CLI elsewhere with them.
  */
-export async function bundleCli(root: string, outdir = join(root, DIST_DIR)): Promise<Metafile> {
+export async function bundleCli(
+  root: string,
+  outdir = join(root, DIST_DIR),
+  extraPlugins: readonly Plugin[] = [],
+): Promise<Metafile> {
   if (existsSync(outdir)) {
     for (const entry of readdirSync(outdir, { withFileTypes: true })) {
       if (!entry.isDirectory()) rmSync(join(outdir, entry.name), { force: true });
@@ -40,7 +45,7 @@ export async function bundleCli(root: string, outdir = join(root, DIST_DIR)): Pr
     target: `node${MIN_NODE.split('.').slice(0, 2).join('.')}`,
     mainFields: [...ESBUILD.mainFields],
     banner: { js: ESBUILD.banner },
-    plugins: [inlineSchemaKeys],
+    plugins: [inlineSchemaKeys, ...extraPlugins],
     // Whitespace and syntax only: names stay, so `--debug` stack traces stay readable.
     minifyWhitespace: true,
     minifySyntax: true,

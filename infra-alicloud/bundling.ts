@@ -56,11 +56,15 @@ export const slimAlibabaFc = (operations: readonly string[]): Plugin => ({
 /** The plugins every Function Compute bundle is built with. */
 export const fcPlugins = (): Plugin[] => [slimAlibabaEcs(ECS_OPERATIONS), slimAlibabaFc(FC_OPERATIONS)];
 
-/** Bundles functions-fc/`name` into `outDir`/index.mjs, as deployed; returns esbuild's metafile. */
+/**
+ * Bundles functions-fc/`name` into `outDir`/index.mjs, as deployed (the lab's soak may add plugins to
+ * build a deliberately broken function); returns esbuild's metafile.
+ */
 export async function bundleFcFunction(
   root: string,
   name: FcFunctionName,
   outDir: string,
+  extraPlugins: readonly Plugin[] = [],
 ): Promise<Metafile> {
   const result: BuildResult<{ metafile: true }> = await build({
     absWorkingDir: root,
@@ -73,7 +77,7 @@ export async function bundleFcFunction(
     target: FC_TARGET,
     mainFields: ['module', 'main'],
     banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
-    plugins: fcPlugins(),
+    plugins: [...fcPlugins(), ...extraPlugins],
     metafile: true,
     logLevel: 'error',
   });

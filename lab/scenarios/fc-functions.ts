@@ -5,13 +5,14 @@
  * kubeconfig of the lab's `kube-fencer` user in the emulator's KMS (certificate embedded, as a real
  * secret holds it), and the ECS emulator as their ECS endpoint.
  */
+
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import type { Plugin } from 'esbuild';
 import { bundleFcFunction, FC_FUNCTIONS, type FcFunctionName } from '../../infra-alicloud/bundling.js';
-import { type FcEmulator, type FcFunction, startFcEmulator } from '../../lab/fc-emulator/index.js';
-import type { Lab } from '../../lab/lab.js';
-import { REPO_ROOT } from '../../lab/paths.js';
-import { ecsOf } from './ecs.js';
+import { type FcEmulator, type FcFunction, startFcEmulator } from '../fc-emulator/index.js';
+import type { Lab } from '../lab.js';
+import { REPO_ROOT } from '../paths.js';
 
 /** The KMS secret holding the lab's kubeconfig. */
 export const KUBECONFIG_SECRET = 'kube-fencer/lab-kubeconfig';
@@ -40,9 +41,12 @@ export async function deployFunctions(
     readonly runTimeoutSeconds?: number;
     /** Added to the run function's environment only (for example a skewed clock). */
     readonly runEnvironment?: Readonly<Record<string, string>>;
+    /** esbuild plugins for the run function's bundle (the soak's sabotage). @default none: as shipped */
+    readonly runPlugins?: readonly Plugin[];
   },
 ): Promise<DeployedFunctions> {
-  const ecs = ecsOf(lab);
+  const ecs = lab.ecs;
+  if (!ecs) throw new Error('the Function Compute functions need startLab({ provider: "alibaba" })');
   const fc = await startFcEmulator({
     region: lab.region,
     roleKey: ecs.fencerKey,
@@ -71,7 +75,7 @@ export async function deployFunctions(
     FC_FUNCTIONS.map(async (f) => {
       const codeDir = join(outRoot, f);
       mkdirSync(codeDir, { recursive: true });
-      await bundleFcFunction(REPO_ROOT, f, codeDir);
+      await bundleFcFunction(REPO_ROOT, f, codeDir, f === 'run' ? options.runPlugins : []);
       const fn: FcFunction = {
         name: names[f],
         codeDir,

@@ -67,13 +67,15 @@ export function spawnFencer(
 
 /**
  * Runs the real `fencer` CLI, as built, as its own process against the lab, as user kube-fencer
- * (RBAC-bound, audited). `env` is added to the process's environment (e.g. libfaketime's, to skew its clock).
+ * (RBAC-bound, audited). `env` is added to the process's environment (e.g. libfaketime's, to skew its clock);
+ * `command` runs another build of it (the soak's sabotaged CLI).
  */
 export function startFencer(
   lab: Lab,
   args: readonly string[],
   onLine?: (line: string) => void,
   env: Readonly<Record<string, string>> = {},
+  command?: readonly string[],
 ): FencerRun {
   if (!existsSync(join(REPO_ROOT, 'dist', 'fencer.js'))) {
     throw new Error('the fencer CLI is not built: run npm run build');
@@ -83,6 +85,7 @@ export function startFencer(
   return spawnFencer([...args, ...kubeconfig], {
     env: { ...process.env, ...lab.fencerEnv, ...env },
     ...(onLine ? { onLine } : {}),
+    ...(command ? { command } : {}),
   });
 }
 

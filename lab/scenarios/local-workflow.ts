@@ -1,9 +1,9 @@
 /**
  * The fencing workflow as Step Functions runs it, on this machine: the state machine the stack
  * synthesizes, run by an ASL interpreter (aws-local-stepfunctions) with the real step handler as its
- * `Step` task, the outcome topic captured, its Wait states shortened. Behind the Workflow port, so the
- * real triggers (the event router's and the health check's use cases) start runs on it as they would
- * on Step Functions: a name starts at most one execution.
+ * `Step` task, the outcome topic captured, its Wait states shortened (or, asked, as deployed). Behind
+ * the Workflow port, so the real triggers (the event router's and the health check's use cases) start
+ * runs on it as they would on Step Functions: a name starts at most one execution.
  */
 import type { Context } from 'aws-lambda';
 import { StateMachine } from 'aws-local-stepfunctions';
@@ -30,8 +30,8 @@ export interface LocalWorkflowOptions {
   readonly definition: Json;
   /** The `Step` task: the real step handler, in this process or another. */
   readonly step: StepHandler;
-  /** How long the `Wait` state waits. @default 2000 ms */
-  readonly waitMs?: number;
+  /** How long the `Wait` state waits: a fixed time, or `as-deployed` (the run's `waitSeconds`). @default 2000 ms */
+  readonly waitMs?: number | 'as-deployed';
   /** Each message the workflow publishes to the outcomes topic. */
   readonly onPublish?: (message: Json) => void;
   /** The execution ARN's prefix. @default a lab account's */
@@ -71,7 +71,9 @@ export class LocalWorkflow implements Workflow {
           [WorkflowState.PublishOutcome]: publish,
           [WorkflowState.PublishFailure]: publish,
         },
-        waitTimeOverrides: { [WorkflowState.Wait]: this.#options.waitMs ?? 2000 },
+        ...(this.#options.waitMs === 'as-deployed'
+          ? {}
+          : { waitTimeOverrides: { [WorkflowState.Wait]: this.#options.waitMs ?? 2000 } }),
       },
       context: {
         Execution: {

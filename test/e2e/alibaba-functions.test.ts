@@ -15,18 +15,18 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../lab/kube-wait.js';
 import { type Lab, startLab } from '../../lab/lab.js';
+import {
+  type DeployedFunctions,
+  deployFunctions,
+  ecsStateChange,
+  timerEvent,
+} from '../../lab/scenarios/fc-functions.js';
 import { waitNodeNotReady } from '../../lab/scenarios/incident.js';
 import { attachmentsOf, deployStatefulApp, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
 import { taskIdOf } from '../../lib/adapters/alicloud-fc/index.js';
 import { FENCER_ANNOTATION, OUT_OF_SERVICE_TAINT } from '../../lib/domain/node-marks.js';
 import { LEASE_GRACE_SECONDS } from '../support/cut-node.js';
 import { ecsOf, ecsStatus, fencerStopsOf } from '../support/ecs.js';
-import {
-  type DeployedFunctions,
-  deployFunctions,
-  ecsStateChange,
-  timerEvent,
-} from '../support/fc-functions.js';
 import { waitLeaseOlderThan } from '../support/lab-waits.js';
 
 type Json = Record<string, unknown>;

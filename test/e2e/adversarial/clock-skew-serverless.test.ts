@@ -10,12 +10,12 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Lab, startLab } from '../../../lab/lab.js';
+import { type DeployedFunctions, deployFunctions } from '../../../lab/scenarios/fc-functions.js';
 import { waitNodeNotReady } from '../../../lab/scenarios/incident.js';
 import { taskIdOf } from '../../../lib/adapters/alicloud-fc/index.js';
 import { FENCER_ANNOTATION } from '../../../lib/domain/node-marks.js';
 import { LEASE_GRACE_SECONDS } from '../../support/cut-node.js';
 import { ecsStatus, fencerStopsOf } from '../../support/ecs.js';
-import { type DeployedFunctions, deployFunctions } from '../../support/fc-functions.js';
 import { waitLeaseOlderThan } from '../../support/lab-waits.js';
 import { keepLeaseFresh } from './staging.js';
 import { OUT_OF_SERVICE, skewedClock, taintsOn } from './support.js';

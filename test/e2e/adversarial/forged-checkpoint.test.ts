@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Lab, startLab } from '../../../lab/lab.js';
+import { type DeployedFunctions, deployFunctions } from '../../../lab/scenarios/fc-functions.js';
 import { waitNodeNotReady } from '../../../lab/scenarios/incident.js';
 import { taskIdOf } from '../../../lib/adapters/alicloud-fc/index.js';
 import { kubeconfigEndpoint } from '../../../lib/adapters/kubernetes/access/endpoints.js';
@@ -23,7 +24,6 @@ import { KubeCluster } from '../../../lib/adapters/kubernetes/index.js';
 import { incidentOf, runName } from '../../../lib/app/triggers/start-run.js';
 import { LEASE_GRACE_SECONDS } from '../../support/cut-node.js';
 import { ecsStatus, fencerStopsOf } from '../../support/ecs.js';
-import { type DeployedFunctions, deployFunctions } from '../../support/fc-functions.js';
 import { waitLeaseOlderThan } from '../../support/lab-waits.js';
 import {
   checkpointOn,
