@@ -10,6 +10,7 @@ import type { PowerOffCall, Sample, SoakRecords, TruthEvent } from './records.js
 export interface Violation {
   readonly invariant:
     | 'two-writers'
+    | 'released-while-writing'
     | 'stopped-live-node'
     | 'foreign-taint-removed'
     | 'run-without-reason'
@@ -54,16 +55,6 @@ function downIntervals(truth: readonly TruthEvent[]): Map<string, [number, numbe
 
 const isDown = (down: Map<string, [number, number][]>, node: string, t: number): boolean =>
   (down.get(node) ?? []).some(([from, to]) => from <= t && t < to);
-
-/** The sample at or just before `t`. */
-function sampleAt(samples: readonly Sample[], t: number): Sample | undefined {
-  let found: Sample | undefined;
-  for (const s of samples) {
-    if (s.t > t) break;
-    found = s;
-  }
-  return found;
-}
 
 const stepAt = (truth: readonly TruthEvent[], t: number): number | undefined =>
   truth.filter((e) => e.t <= t && e.step !== undefined).at(-1)?.step;
@@ -127,6 +118,67 @@ function twoWritersOnImages(records: SoakRecords): Violation[] {
   return found;
 }
 
+/**
+ * A write logged this long after a taint's `timeAdded` began after the taint: the API server stamps
+ * `timeAdded` to the second (up to 1 s early), and the clients' clocks are this host's.
+ */
+const TAINT_STAMP_SLACK_MS = 1_500;
+
+/** The fencer's taints as they first appeared: node, when (its `timeAdded`), and the sample that saw it. */
+function fencerTaints(records: SoakRecords): { node: string; at: number; seen: number }[] {
+  const seen = new Set<string>();
+  const found: { node: string; at: number; seen: number }[] = [];
+  for (const s of records.samples) {
+    for (const [node, n] of Object.entries(s.nodes)) {
+      const ours = n.recordedTaintAt;
+      if (!ours || seen.has(`${node} ${ours}`) || !n.taints.some((t) => t.timeAdded === ours)) continue;
+      seen.add(`${node} ${ours}`);
+      found.push({ node, at: Date.parse(ours), seen: s.t });
+    }
+  }
+  return found;
+}
+
+/**
+ * The fencer's taint releases the node's volumes: by then its writers must be stopped. A machine the
+ * provider powers off must be off in the samples around the taint; a node's RBD clients must have no
+ * write accepted that began after it (a blocklisted client's writes fail, a dead one writes none).
+ */
+function releasedWhileWriting(records: SoakRecords): Violation[] {
+  const found: Violation[] = [];
+  for (const taint of fencerTaints(records)) {
+    const machine = !records.bareMetal.includes(taint.node);
+    const around = records.samples.filter((s) => s.t >= taint.seen && s.t <= taint.seen + 3_000);
+    const running = around.find((s) => RUNNING.has(s.nodes[taint.node]?.instance ?? ''));
+    if (machine && running) {
+      found.push({
+        invariant: 'released-while-writing',
+        t: running.t,
+        node: taint.node,
+        detail: `${taint.node} tainted out-of-service while its machine was ${running.nodes[taint.node]?.instance}`,
+      });
+      continue;
+    }
+    const late = records.writes.find(
+      (w) => w.node === taint.node && w.ok && w.started > taint.at + TAINT_STAMP_SLACK_MS,
+    );
+    const restarted =
+      late &&
+      records.truth.some(
+        (e) => e.node === taint.node && e.action === 'restore' && e.t > taint.at && e.t < late.started,
+      );
+    if (late && !restarted) {
+      found.push({
+        invariant: 'released-while-writing',
+        t: late.t,
+        node: taint.node,
+        detail: `${taint.node}'s client of ${late.image} wrote after the fencer's taint of ${new Date(taint.at).toISOString()}`,
+      });
+    }
+  }
+  return found;
+}
+
 function stoppedLiveNodes(records: SoakRecords, down: Map<string, [number, number][]>): Violation[] {
   const aliveThrough = (node: string, t: number): boolean => {
     const last = (down.get(node) ?? []).filter(([from]) => from <= t).at(-1);
@@ -183,7 +235,10 @@ function runsWithoutReason(records: SoakRecords): Violation[] {
     }));
 }
 
-/** The fencer's own taint left a node only after the node was Ready and its machine had started again since. */
+/**
+ * The fencer's own taint left a node only after the node was Ready and its machine had started again
+ * since (a bare-metal host: rebooted, a new bootID).
+ */
 function unfencedWithoutPowerCycle(records: SoakRecords): Violation[] {
   const found: Violation[] = [];
   for (let i = 1; i < records.samples.length; i++) {
@@ -193,11 +248,14 @@ function unfencedWithoutPowerCycle(records: SoakRecords): Violation[] {
       if (!ours || !was.taints.some((t) => t.timeAdded === ours)) continue;
       const is = now.nodes[node];
       if (!is || is.taints.some((t) => t.timeAdded === ours)) continue;
-      // Removed between the two samples: was the machine off at some sample since the taint, and is the node Ready?
+      // Removed between the two samples: was the machine off at some sample since the taint (or, for a
+      // bare-metal host, has its kubelet a new bootID since), and is the node Ready?
       const since = Date.parse(ours);
-      const cycled = records.samples.some(
-        (s) => s.t >= since && s.t <= now.t && OFF.has(s.nodes[node]?.instance ?? ''),
-      );
+      const bootAtTaint = records.samples.find((s) => s.t >= since)?.nodes[node]?.bootId;
+      const rebooted = records.bareMetal.includes(node) && Boolean(is.bootId) && is.bootId !== bootAtTaint;
+      const cycled =
+        rebooted ||
+        records.samples.some((s) => s.t >= since && s.t <= now.t && OFF.has(s.nodes[node]?.instance ?? ''));
       if (!cycled || is.ready !== 'True') {
         found.push({
           invariant: 'unfenced-without-power-cycle',
@@ -211,38 +269,53 @@ function unfencedWithoutPowerCycle(records: SoakRecords): Violation[] {
   return found;
 }
 
-/** At no moment more fences in progress than the limit, and no power-off with more nodes unhealthy than it allows. */
+/** Whether more nodes are unhealthy than the limits allow, as the fencer counts (lib's blast radius). */
+function overLimit(sample: Sample, limits: SoakRecords['limits']): boolean {
+  const nodes = Object.values(sample.nodes);
+  const unhealthy = nodes.filter((n) => n.ready !== 'True').length;
+  const fraction = unhealthy > 1 && unhealthy / nodes.length > limits.maxUnhealthyFraction;
+  return unhealthy > limits.maxUnhealthyNodes || fraction;
+}
+
+/** Samples this long before a power-off must all be over the limit for it to count as a breach. */
+const LIMIT_WINDOW_MS = 5_000;
+
+/**
+ * At no moment more fencings in progress than the in-flight limit, and no power-off while more nodes
+ * are unhealthy than the limits allow. A fencing is in progress at least from its power-off until the
+ * fencer's taint appears (or its run ends). The unhealthy count is judged over the five seconds before
+ * the call, every sample of them over the limit, so a node turning NotReady in the fencer's last
+ * second is not held against it.
+ */
 function limits(records: SoakRecords): Violation[] {
   const found: Violation[] = [];
-  // A fence is in progress from its first power-off until the run for that node ends.
+  const taints = fencerTaints(records);
+  const last = records.samples.at(-1)?.t ?? Number.POSITIVE_INFINITY;
   const fences = records.powerOffs.map((call) => {
+    const taint = taints.find((t) => t.node === call.node && t.seen >= call.t)?.seen;
     const run = records.runs.find(
-      (r) =>
-        r.node === call.node && r.startedAt <= call.t && (r.endedAt ?? Number.POSITIVE_INFINITY) >= call.t,
+      (r) => r.node === call.node && r.startedAt <= call.t && (r.endedAt ?? last) >= call.t,
     );
-    return { node: call.node, from: call.t, to: run?.endedAt ?? call.t };
+    return { node: call.node, from: call.t, to: Math.min(taint ?? last, run?.endedAt ?? last) };
   });
   for (const f of fences) {
-    const during = new Set(fences.filter((g) => g.from <= f.from && f.from <= g.to).map((g) => g.node));
+    const during = new Set(fences.filter((g) => g.from <= f.from && f.from < g.to).map((g) => g.node));
     if (during.size > records.limits.maxInFlight) {
       found.push({
         invariant: 'in-flight-over-limit',
         t: f.from,
         node: f.node,
-        detail: `${during.size} fences in progress at once (${[...during].join(', ')}), the limit is ${records.limits.maxInFlight}`,
+        detail: `${during.size} fencings in progress at once (${[...during].join(', ')}), the limit is ${records.limits.maxInFlight}`,
       });
     }
-    // The world as the fencer could last have seen it before the call (a second's sampling earlier).
-    const nodes = Object.values(sampleAt(records.samples, f.from - 1_000)?.nodes ?? {});
-    const unhealthy = nodes.filter((n) => n.ready !== 'True');
-    const fraction =
-      unhealthy.length > 1 && unhealthy.length / nodes.length > records.limits.maxUnhealthyFraction;
-    if (unhealthy.length > records.limits.maxUnhealthyNodes || fraction) {
+    const window = records.samples.filter((s) => s.t >= f.from - LIMIT_WINDOW_MS && s.t <= f.from);
+    if (window.length > 0 && window.every((s) => overLimit(s, records.limits))) {
+      const nodes = Object.values(window.at(-1)?.nodes ?? {});
       found.push({
         invariant: 'unhealthy-over-limit',
         t: f.from,
         node: f.node,
-        detail: `${f.node} powered off with ${unhealthy.length} of ${nodes.length} nodes unhealthy, the limits are ${records.limits.maxUnhealthyNodes} and ${records.limits.maxUnhealthyFraction}`,
+        detail: `${f.node} powered off with ${nodes.filter((n) => n.ready !== 'True').length} of ${nodes.length} nodes unhealthy, the limits are ${records.limits.maxUnhealthyNodes} nodes and ${records.limits.maxUnhealthyFraction}`,
       });
     }
   }
@@ -255,6 +328,7 @@ export function check(records: SoakRecords): Violation[] {
   const all = [
     ...twoWritersOnDisks(records, down),
     ...twoWritersOnImages(records),
+    ...releasedWhileWriting(records),
     ...stoppedLiveNodes(records, down),
     ...foreignTaintsRemoved(records),
     ...runsWithoutReason(records),

@@ -22,6 +22,8 @@ export interface SampledNode {
   readonly recordedTaintAt: string | null;
   /** The machine's state as its provider reports it (running, stopping, stopped, terminated, …). */
   readonly instance: string;
+  /** The kubelet's bootID: a new one is a reboot (a bare-metal host's power cycle). */
+  readonly bootId?: string | null;
 }
 
 /** One volume at one sample: the nodes it is attached to, and where its pod is. */
@@ -54,9 +56,12 @@ export interface TruthEvent {
     | 'stuck-stop'
     | 'mgr-pause'
     | 'mgr-resume'
+    | 'apiserver-pause'
+    | 'apiserver-resume'
+    | 'manual-fence'
+    | 'reboot'
     | 'foreign-taint-add'
     | 'foreign-taint-remove'
-    | 'manual-fence'
     | 'unfence'
     | 'late-event';
   readonly node?: string;
@@ -102,6 +107,8 @@ export interface SoakLimits {
 export interface SoakRecords {
   readonly world: string;
   readonly seed: number;
+  /** Nodes with no machine a provider can power off (the lab still runs each on an emulated one). */
+  readonly bareMetal: readonly string[];
   readonly samples: readonly Sample[];
   readonly truth: readonly TruthEvent[];
   readonly powerOffs: readonly PowerOffCall[];

@@ -21,8 +21,10 @@ export const FaultKind = {
   ManualRace: 'manual-race',
   /** The Ceph mgr stops answering for a while (RBD only). */
   MgrPause: 'mgr-pause',
-  /** Someone else puts an out-of-service taint of their own on a healthy node, and takes it off later. */
+  /** Someone else puts an out-of-service taint of their own on a node (NoSchedule: maintenance), and takes it off later. */
   ForeignTaint: 'foreign-taint',
+  /** The kube-apiserver stops answering for a while (stopped, then continued), as in a restart. */
+  ApiServerPause: 'apiserver-pause',
 } as const;
 export type FaultKind = (typeof FaultKind)[keyof typeof FaultKind];
 
@@ -51,10 +53,12 @@ export interface ScheduleOptions {
   readonly seed: number;
   readonly minutes: number;
   readonly world: SoakWorld;
-  /** The workers whose incidents the schedule draws (the ones the stateful apps run on). */
+  /** The workers whose incidents the schedule draws. */
   readonly nodes: readonly string[];
-  /** How long an incident lasts before the node heals or is powered back on. @default 150..240 s */
-  readonly incidentSeconds?: readonly [number, number];
+  /** How long an incident lasts before the node heals or is powered back on. */
+  readonly incidentSeconds: readonly [number, number];
+  /** Only these kinds of fault. @default every kind the world has */
+  readonly kinds?: readonly FaultKind[];
 }
 
 const kindsOf = (world: SoakWorld): FaultKind[] => [
@@ -65,38 +69,70 @@ const kindsOf = (world: SoakWorld): FaultKind[] => [
   FaultKind.LateEvent,
   FaultKind.ManualRace,
   FaultKind.ForeignTaint,
+  FaultKind.ApiServerPause,
   ...(world === 'aws' || world === 'rbd' ? [FaultKind.StuckStop] : []),
   ...(world === 'rbd' ? [FaultKind.MgrPause, FaultKind.Partition] : []),
 ];
 
+const isIncident = (kind: FaultKind): boolean => kind === FaultKind.Partition || kind === FaultKind.Crash;
+
+/** How long a fault that is not an incident lasts. */
+function secondsOf(kind: FaultKind, random: () => number, incident: readonly [number, number]): number {
+  if (isIncident(kind)) return incident[0] + Math.floor(random() * (incident[1] - incident[0] + 1));
+  // Someone's maintenance taint stays a while: long enough to meet an incident's un-fence.
+  if (kind === FaultKind.ForeignTaint) return 60 + Math.floor(random() * 240);
+  if (kind === FaultKind.ApiServerPause) return 5 + Math.floor(random() * 20);
+  return 10 + Math.floor(random() * 30);
+}
+
 /**
  * The schedule: a fault every 20 to 60 s. An incident (partition, crash) takes a node that has none
- * running and lasts `incidentSeconds`; at most two nodes are in an incident at once, so the cluster
- * keeps a node to move to. The last incident starts early enough to end within the soak.
+ * and lasts `incidentSeconds`; two nodes may be in an incident at once, now and then three (beyond the
+ * soak's blast-radius limit, so the fencer must hold back), and the last incident ends within the soak.
+ * A manual fence or a stuck stop goes for a node in an incident when there is one (racing the
+ * automated run), a maintenance taint for a node that has none (one in an incident only once its
+ * machine is off). Every fault ends at least 30 s before the soak does.
  */
 export function planFaults(options: ScheduleOptions): PlannedFault[] {
   const random = prng(options.seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-  const [shortest, longest] = options.incidentSeconds ?? [150, 240];
+  const kinds = kindsOf(options.world).filter((k) => !options.kinds || options.kinds.includes(k));
+  if (kinds.length === 0) return [];
   const end = options.minutes * 60;
   const busyUntil = new Map<string, number>();
+  const markedUntil = new Map<string, number>();
   const faults: PlannedFault[] = [];
   for (let at = 10 + Math.floor(random() * 20); at < end - 30; at += 20 + Math.floor(random() * 40)) {
-    const kind = pick(kindsOf(options.world));
-    const seconds =
-      kind === FaultKind.Partition || kind === FaultKind.Crash
-        ? shortest + Math.floor(random() * (longest - shortest + 1))
-        : 10 + Math.floor(random() * 30);
-    const free = options.nodes.filter((n) => (busyUntil.get(n) ?? 0) <= at);
-    const inIncident = options.nodes.length - free.length;
-    const incident = kind === FaultKind.Partition || kind === FaultKind.Crash;
-    if (incident && (inIncident >= 2 || free.length === 0 || at + seconds > end - 30)) continue;
-    const node =
-      incident || kind === FaultKind.ManualRace || kind === FaultKind.ForeignTaint
-        ? pick(free.length > 0 ? free : options.nodes)
-        : undefined;
-    if (incident && node) busyUntil.set(node, at + seconds + 60);
-    faults.push({ step: faults.length, at, kind, ...(node ? { node } : {}), seconds });
+    const kind = pick(kinds);
+    // Every fault ends within the soak (the last 30 s are for the runs to finish): an incident that
+    // would not is left out below, any other fault is cut short.
+    const drawn = secondsOf(kind, random, options.incidentSeconds);
+    const seconds = isIncident(kind) ? drawn : Math.min(drawn, end - 30 - at);
+    const inIncident = options.nodes.filter((n) => (busyUntil.get(n) ?? 0) > at);
+    // A node under someone's maintenance taint is not cut meanwhile: Kubernetes would release its
+    // volumes on that taint (it reads the key alone), which is that party's doing, not the fencer's.
+    const free = options.nodes.filter((n) => !inIncident.includes(n) && (markedUntil.get(n) ?? 0) <= at);
+    const room = inIncident.length < 2 || (inIncident.length === 2 && random() < 0.25);
+    let node: string | undefined;
+    if (isIncident(kind)) {
+      if (!room || free.length === 0 || at + seconds > end - 30) continue;
+      node = pick(free);
+      // Busy until it is back and un-fenced: no new incident on it before then.
+      busyUntil.set(node, at + seconds + 60);
+    } else if (kind === FaultKind.ManualRace || kind === FaultKind.StuckStop) {
+      node = pick(inIncident.length > 0 ? inIncident : options.nodes);
+    } else if (kind === FaultKind.ForeignTaint) {
+      const unmarked = options.nodes.filter((n) => (markedUntil.get(n) ?? 0) <= at);
+      if (unmarked.length === 0) continue;
+      node = pick(unmarked);
+      markedUntil.set(node, at + seconds + 30);
+    }
+    // A stop held in `stopping` lasts as long as the target's incident: the fencer's stop meets it.
+    const held =
+      kind === FaultKind.StuckStop && node
+        ? Math.max(seconds, (busyUntil.get(node) ?? 0) - 60 - at)
+        : seconds;
+    faults.push({ step: faults.length, at, kind, ...(node ? { node } : {}), seconds: held });
   }
   return faults;
 }
