@@ -13,6 +13,7 @@ export interface Violation {
     | 'released-while-writing'
     | 'stopped-live-node'
     | 'foreign-taint-removed'
+    | 'foreign-blocklist-removed'
     | 'run-without-reason'
     | 'unfenced-without-power-cycle'
     | 'in-flight-over-limit'
@@ -222,6 +223,30 @@ function foreignTaintsRemoved(records: SoakRecords): Violation[] {
   return found;
 }
 
+/** Someone else's blocklist entry stays until they take it off, whatever the fencer lifts meanwhile. */
+function foreignBlocklistRemoved(records: SoakRecords): Violation[] {
+  const found: Violation[] = [];
+  for (const add of records.truth.filter((e) => e.action === 'foreign-blocklist-add' && e.detail)) {
+    const entry = add.detail as string;
+    const removedByThem = records.truth.find(
+      (e) => e.action === 'foreign-blocklist-remove' && e.detail === entry && e.t > add.t,
+    );
+    const until = removedByThem?.t ?? Number.POSITIVE_INFINITY;
+    const gone = records.samples.find(
+      (s) => s.t > add.t + 2_000 && s.t < until && s.blocklist !== undefined && !s.blocklist.includes(entry),
+    );
+    if (gone) {
+      found.push({
+        invariant: 'foreign-blocklist-removed',
+        t: gone.t,
+        ...(add.node ? { node: add.node } : {}),
+        detail: `the blocklist entry ${entry} someone else added was removed`,
+      });
+    }
+  }
+  return found;
+}
+
 function runsWithoutReason(records: SoakRecords): Violation[] {
   return records.runs
     .filter(
@@ -331,6 +356,7 @@ export function check(records: SoakRecords): Violation[] {
     ...releasedWhileWriting(records),
     ...stoppedLiveNodes(records, down),
     ...foreignTaintsRemoved(records),
+    ...foreignBlocklistRemoved(records),
     ...runsWithoutReason(records),
     ...unfencedWithoutPowerCycle(records),
     ...limits(records),

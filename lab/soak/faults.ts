@@ -15,6 +15,8 @@ import { FaultKind, type PlannedFault } from './schedule.js';
 
 const OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service';
 const MAINTENANCE = 'maintenance';
+/** Client nonces of someone else's blocklist entries (the fencer's own are whole addresses or ranges). */
+const FOREIGN_NONCE = 4_200_000;
 
 export interface FaultContext {
   readonly lab: Lab;
@@ -130,6 +132,22 @@ async function foreignTaint(ctx: FaultContext, fault: PlannedFault, node: string
   ).catch(() => false);
 }
 
+/**
+ * In a Ceph world, someone else's blocklist entry for one client at the node's address, kept for the
+ * fault's length and then taken off: whatever the fencer fences and lifts meanwhile, it lifts only its own.
+ */
+async function foreignBlocklistEntry(ctx: FaultContext, fault: PlannedFault, node: string): Promise<void> {
+  const ceph = ctx.lab.ceph;
+  if (!ceph) return;
+  const entry = `${ceph.address(node)}:0/${FOREIGN_NONCE + fault.step}`;
+  const expire = fault.seconds + 120;
+  await ceph.admin.mon({ prefix: 'osd blocklist', blocklistop: 'add', addr: entry }, undefined, { expire });
+  ctx.truth({ step: fault.step, action: 'foreign-blocklist-add', node, detail: entry });
+  await sleep(fault.seconds * 1000);
+  ctx.truth({ step: fault.step, action: 'foreign-blocklist-remove', node, detail: entry });
+  await ceph.admin.mon({ prefix: 'osd blocklist', blocklistop: 'rm', addr: entry }).catch(() => undefined);
+}
+
 async function throttle(ctx: FaultContext, fault: PlannedFault): Promise<void> {
   const { lab } = ctx;
   const ms = fault.seconds * 1000;
@@ -200,7 +218,9 @@ export async function applyFault(ctx: FaultContext, fault: PlannedFault): Promis
       await ctx.cli('manual', node, ['fence', node, '--timeout', '4m', '--output', 'json']);
       return;
     case FaultKind.ForeignTaint:
-      return node ? foreignTaint(ctx, fault, node) : undefined;
+      if (!node) return;
+      await Promise.all([foreignTaint(ctx, fault, node), foreignBlocklistEntry(ctx, fault, node)]);
+      return;
     case FaultKind.MgrPause:
       return pause(ctx, fault, /mgr/, 'mgr');
     case FaultKind.ApiServerPause:

@@ -51,11 +51,16 @@ const recordedTaintAt = (node: V1Node): string | null => {
 /** One sample of the world. */
 export async function sampleWorld(lab: Lab, apps: readonly StatefulApp[]): Promise<Sample> {
   const core = lab.kubeConfig.makeApiClient(CoreV1Api);
-  const [nodes, vas, states, pods] = await Promise.all([
+  const [nodes, vas, states, pods, blocklist] = await Promise.all([
     core.listNode(),
     lab.kubeConfig.makeApiClient(StorageV1Api).listVolumeAttachment(),
     instanceStates(lab),
     core.listPodForAllNamespaces(),
+    // Unread (a slow mon) leaves the sample without it: the checker judges only the samples that have it.
+    lab.ceph?.blocklist().then(
+      (entries) => entries.map((e) => e.value),
+      () => undefined,
+    ),
   ]);
   const t = Date.now();
   const sampledNodes: Record<string, SampledNode> = {};
@@ -89,7 +94,7 @@ export async function sampleWorld(lab: Lab, apps: readonly StatefulApp[]): Promi
       pod: pod ? { node: pod.spec?.nodeName ?? null, phase: pod.status?.phase ?? 'Unknown' } : null,
     };
   }
-  return { t, nodes: sampledNodes, volumes };
+  return { t, nodes: sampledNodes, volumes, ...(blocklist ? { blocklist } : {}) };
 }
 
 /** The fencer's power-offs as the provider logged them (its fault proxy on AWS, the emulator's journal on Alibaba). */

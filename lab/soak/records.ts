@@ -39,6 +39,8 @@ export interface Sample {
   readonly t: number;
   readonly nodes: Readonly<Record<string, SampledNode>>;
   readonly volumes: Readonly<Record<string, SampledVolume>>;
+  /** In a Ceph world: the OSD blocklist's entries (`osd blocklist ls`, as client.admin reads it). */
+  readonly blocklist?: readonly string[];
 }
 
 /** What the soak did to the world, when, and to which node. */
@@ -62,6 +64,8 @@ export interface TruthEvent {
     | 'reboot'
     | 'foreign-taint-add'
     | 'foreign-taint-remove'
+    | 'foreign-blocklist-add'
+    | 'foreign-blocklist-remove'
     | 'unfence'
     | 'late-event';
   readonly node?: string;

@@ -170,6 +170,39 @@ describe('the soak checker', () => {
     );
   });
 
+  it("finds someone else's blocklist entry gone before they took it off", () => {
+    const records = goodHistory();
+    const entry = '10.77.1.2:0/4200003';
+    const truth = [
+      ...records.truth,
+      { t: T0 + 10_000, step: 1, action: 'foreign-blocklist-add' as const, node: 'node-a', detail: entry },
+      {
+        t: T0 + 100_000,
+        step: 1,
+        action: 'foreign-blocklist-remove' as const,
+        node: 'node-a',
+        detail: entry,
+      },
+    ];
+    // Listed from +10 s; the fencer's lift at +80 s took it too, 20 s before its owner did.
+    const listed = (gone: number) =>
+      records.samples.map((s) => ({
+        ...s,
+        blocklist: s.t >= T0 + 10_000 && s.t < gone ? [entry, '10.77.1.2/32'] : ['10.77.1.2/32'],
+      }));
+    expect(invariants({ ...records, truth, samples: listed(T0 + 80_000) })).toContain(
+      'foreign-blocklist-removed',
+    );
+    expect(invariants({ ...records, truth, samples: listed(T0 + 100_000) })).not.toContain(
+      'foreign-blocklist-removed',
+    );
+    // A sample that could not read the blocklist proves nothing either way.
+    const unread = listed(T0 + 100_000).map((s) =>
+      s.t === T0 + 50_000 ? { ...s, blocklist: undefined } : s,
+    );
+    expect(invariants({ ...records, truth, samples: unread })).not.toContain('foreign-blocklist-removed');
+  });
+
   it("finds the fencer's taint removed with no power cycle since", () => {
     const records = goodHistory();
     // The machine never showed off, and the taint is gone at +100 s.
