@@ -7,8 +7,7 @@
 import type { Violation } from './checker.js';
 import type { AutomatedRun } from './path.js';
 import type { RunEnd, Sample, SoakRecords } from './records.js';
-import type { PlannedFault } from './schedule.js';
-import type { SoakOptions } from './soak.js';
+import type { FaultKind, PlannedFault, SoakWorld } from './schedule.js';
 import type { SoakProfile } from './world.js';
 
 /** One database on a node that failed, and when each milestone came (seconds after the failure). */
@@ -117,8 +116,19 @@ function recoveriesOf(records: SoakRecords): Recovery[] {
   return found;
 }
 
+/** What the report tells of how the soak was run (the soak's own options, soak.ts). */
+export interface ReportedOptions {
+  readonly world: SoakWorld;
+  readonly seed: number;
+  readonly minutes: number;
+  readonly profile?: string;
+  readonly kinds?: readonly FaultKind[];
+  readonly sabotage?: string;
+  readonly baseline?: boolean;
+}
+
 /** The command that replays this soak's schedule (and its sabotage, if any). */
-export function replayCommand(options: SoakOptions): string {
+export function replayCommand(options: ReportedOptions): string {
   return [
     `npm run soak -- --world ${options.world} --seed ${options.seed} --minutes ${options.minutes}`,
     `--profile ${options.profile ?? 'shipped'}`,
@@ -155,7 +165,7 @@ function partsLine(recoveries: readonly Recovery[]): string {
 }
 
 export function soakReport(input: {
-  readonly options: SoakOptions;
+  readonly options: ReportedOptions;
   readonly profile: SoakProfile;
   readonly schedule: readonly PlannedFault[];
   readonly records: SoakRecords;
