@@ -4,7 +4,7 @@
  * no fence record the fencer would trust, calls no rule of its, and knows the truth the fencer cannot
  * (which node the soak cut, crashed or healed, and when).
  */
-import type { PowerOffCall, Sample, SoakRecords, TruthEvent } from './records.js';
+import { MACHINE_OFF, type PowerOffCall, type Sample, type SoakRecords, type TruthEvent } from './records.js';
 
 /** One broken promise, with when it broke and the schedule's step to replay it from. */
 export interface Violation {
@@ -31,7 +31,6 @@ export interface Violation {
  */
 export const HEALED_GRACE_MS = 5_000;
 
-const OFF = new Set(['stopped', 'terminated', 'not-found', 'Stopped', 'Released']);
 const RUNNING = new Set(['running', 'Running', 'pending', 'Starting', 'stopping', 'Stopping']);
 
 /** Per node, when the soak had it cut or crashed: [from, to) intervals (to: Infinity while it lasts). */
@@ -76,7 +75,7 @@ function twoWritersOnDisks(records: SoakRecords, down: Map<string, [number, numb
       for (const node of [...holders]) {
         const instance = s.nodes[node]?.instance ?? 'unknown';
         const cleanlyLeft = !v.attachedTo.includes(node) && !isDown(down, node, s.t);
-        if (OFF.has(instance) || cleanlyLeft) holders.delete(node);
+        if (MACHINE_OFF.has(instance) || cleanlyLeft) holders.delete(node);
       }
       holding.set(volume, holders);
       const writing = [...holders].filter((n) => RUNNING.has(s.nodes[n]?.instance ?? ''));
@@ -280,7 +279,9 @@ function unfencedWithoutPowerCycle(records: SoakRecords): Violation[] {
       const rebooted = records.bareMetal.includes(node) && Boolean(is.bootId) && is.bootId !== bootAtTaint;
       const cycled =
         rebooted ||
-        records.samples.some((s) => s.t >= since && s.t <= now.t && OFF.has(s.nodes[node]?.instance ?? ''));
+        records.samples.some(
+          (s) => s.t >= since && s.t <= now.t && MACHINE_OFF.has(s.nodes[node]?.instance ?? ''),
+        );
       if (!cycled || is.ready !== 'True') {
         found.push({
           invariant: 'unfenced-without-power-cycle',

@@ -10,10 +10,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, type V1Taint } from '@kubernetes/client-node';
 import { eventually } from '../kube-wait.js';
 import type { Lab } from '../lab.js';
-import type { RunEnd, TruthEvent } from './records.js';
+import { MACHINE_OFF, OUT_OF_SERVICE_KEY, type RunEnd, type TruthEvent } from './records.js';
 import { FaultKind, type PlannedFault } from './schedule.js';
 
-const OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service';
 const MAINTENANCE = 'maintenance';
 /** Client nonces of someone else's blocklist entries (the fencer's own are whole addresses or ranges). */
 const FOREIGN_NONCE = 4_200_000;
@@ -32,11 +31,9 @@ export interface FaultContext {
   readonly duringIncident?: (node: string, until: number) => Promise<void>;
 }
 
-const OFF = new Set(['stopped', 'terminated', 'Stopped', 'Released', 'not-found']);
-
 async function hasFencersTaint(lab: Lab, node: string): Promise<boolean> {
   const n = await lab.kubeConfig.makeApiClient(CoreV1Api).readNode({ name: node });
-  return (n.spec?.taints ?? []).some((t) => t.key === OUT_OF_SERVICE && t.effect === 'NoExecute');
+  return (n.spec?.taints ?? []).some((t) => t.key === OUT_OF_SERVICE_KEY && t.effect === 'NoExecute');
 }
 
 /** Powers the machine on again (rebooting it first when it still runs), then un-fences as an operator. */
@@ -66,7 +63,7 @@ async function powerCycle(ctx: FaultContext, fault: PlannedFault, node: string, 
  * un-fenced; a fenced machine that still runs is rebooted first; a partitioned node nobody fenced heals.
  */
 async function endIncident(ctx: FaultContext, fault: PlannedFault, node: string): Promise<void> {
-  const off = OFF.has(await ctx.instanceState(node));
+  const off = MACHINE_OFF.has(await ctx.instanceState(node));
   if (off || fault.kind === FaultKind.Crash || (await hasFencersTaint(ctx.lab, node))) {
     return powerCycle(ctx, fault, node, !off && fault.kind !== FaultKind.Crash);
   }
@@ -74,7 +71,7 @@ async function endIncident(ctx: FaultContext, fault: PlannedFault, node: string)
   await ctx.lab.reconnect(node);
   // A power-off that was already on its way when the partition healed: the operator powers it on again.
   await sleep(15_000);
-  if (OFF.has(await ctx.instanceState(node))) await powerCycle(ctx, fault, node, false);
+  if (MACHINE_OFF.has(await ctx.instanceState(node))) await powerCycle(ctx, fault, node, false);
 }
 
 async function incident(ctx: FaultContext, fault: PlannedFault, node: string): Promise<void> {
@@ -102,7 +99,7 @@ async function editTaints(lab: Lab, node: string, edit: (taints: V1Taint[]) => V
   return false;
 }
 
-const isMaintenance = (t: V1Taint) => t.key === OUT_OF_SERVICE && t.effect === 'NoSchedule';
+const isMaintenance = (t: V1Taint) => t.key === OUT_OF_SERVICE_KEY && t.effect === 'NoSchedule';
 
 /**
  * Someone else's out-of-service taint (NoSchedule: maintenance, which moves nothing) on any node, a
@@ -115,12 +112,12 @@ async function foreignTaint(ctx: FaultContext, fault: PlannedFault, node: string
     .makeApiClient(CoreV1Api)
     .readNode({ name: node })
     .then((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
-  if (!ready && !OFF.has(await ctx.instanceState(node))) return;
+  if (!ready && !MACHINE_OFF.has(await ctx.instanceState(node))) return;
   const timeAdded = new Date(Math.floor(Date.now() / 1000) * 1000);
   const added = await editTaints(ctx.lab, node, (taints) =>
     taints.some(isMaintenance)
       ? null
-      : [...taints, { key: OUT_OF_SERVICE, value: MAINTENANCE, effect: 'NoSchedule', timeAdded }],
+      : [...taints, { key: OUT_OF_SERVICE_KEY, value: MAINTENANCE, effect: 'NoSchedule', timeAdded }],
   ).catch(() => false);
   if (!added) return;
   ctx.truth({ step: fault.step, action: 'foreign-taint-add', node, detail: timeAdded.toISOString() });

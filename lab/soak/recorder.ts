@@ -8,9 +8,15 @@ import { CoreV1Api, StorageV1Api, type V1Node } from '@kubernetes/client-node';
 import { ecsInstanceStatus } from '../alibaba-nodes.js';
 import type { Lab } from '../lab.js';
 import type { StatefulApp } from '../scenarios/stateful-app.js';
-import type { ClientWrite, PowerOffCall, Sample, SampledNode, SampledVolume } from './records.js';
+import {
+  type ClientWrite,
+  OUT_OF_SERVICE_KEY,
+  type PowerOffCall,
+  type Sample,
+  type SampledNode,
+  type SampledVolume,
+} from './records.js';
 
-const OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service';
 const FENCE_RECORD = 'kube-fencer.io/fence-record';
 
 /** Each instance's state, read from the cloud's emulator itself. */
@@ -70,7 +76,7 @@ export async function sampleWorld(lab: Lab, apps: readonly StatefulApp[]): Promi
     sampledNodes[name] = {
       ready: n.status?.conditions?.find((c) => c.type === 'Ready')?.status ?? 'Unknown',
       taints: (n.spec?.taints ?? [])
-        .filter((taint) => taint.key === OUT_OF_SERVICE)
+        .filter((taint) => taint.key === OUT_OF_SERVICE_KEY)
         .map((taint) => ({
           value: taint.value ?? null,
           effect: taint.effect,

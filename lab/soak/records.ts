@@ -5,6 +5,12 @@
  * these; nothing here comes from the fencer's own account of what it did.
  */
 
+/** The out-of-service taint's key, spelled here so the soak shares no code with the fencer. */
+export const OUT_OF_SERVICE_KEY = 'node.kubernetes.io/out-of-service';
+
+/** Machine states (EC2's and ECS's spellings) in which a machine runs nothing: it cannot write. */
+export const MACHINE_OFF = new Set(['stopped', 'terminated', 'not-found', 'Stopped', 'Released']);
+
 /** An out-of-service taint as the Node carries it. */
 export interface SampledTaint {
   readonly value: string | null;
