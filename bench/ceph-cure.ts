@@ -11,11 +11,10 @@
  * `--runs`), or alone: node --import tsx bench/ceph-cure.ts [--runs 3].
  */
 import { parseArgs } from 'node:util';
-import { CoordinationV1Api } from '@kubernetes/client-node';
 import { eventually } from '../lab/kube-wait.js';
 import { type Lab, startLab } from '../lab/lab.js';
 import { runFencer } from '../lab/scenarios/fencer-process.js';
-import { taintOutOfService, waitNodeNotReady } from '../lab/scenarios/incident.js';
+import { taintOutOfService, waitKubeletSilentFor, waitNodeNotReady } from '../lab/scenarios/incident.js';
 import { cephOf, waitRbdClientWriting } from '../lab/scenarios/rbd-incident.js';
 import { deployStatefulApp, type StatefulApp, waitForPod } from '../lab/scenarios/stateful-app.js';
 
@@ -42,20 +41,6 @@ const replacementRunning = (lab: Lab, app: StatefulApp) =>
     `${app.podName} Running on node-b`,
   ).then(() => Date.now());
 
-/** Waits until node-a's Lease is older than the fencer's lease grace (40 s here, the floor). */
-async function leaseStale(lab: Lab): Promise<void> {
-  const api = lab.kubeConfig.makeApiClient(CoordinationV1Api);
-  await eventually(
-    'node-a’s Lease older than 41 s',
-    async () => {
-      const lease = await api.readNamespacedLease({ name: 'node-a', namespace: 'kube-node-lease' });
-      const renewed = lease.spec?.renewTime ? new Date(lease.spec.renewTime).getTime() : 0;
-      return Date.now() - renewed > 41_000 ? true : undefined;
-    },
-    { timeoutMs: 120_000 },
-  );
-}
-
 async function withIncident<T>(
   run: (lab: Lab, app: StatefulApp) => Promise<T>,
   options: { readonly bareMetal?: boolean } = {},
@@ -80,7 +65,7 @@ const byFence = (bareMetal: boolean) =>
     async (lab, app) => {
       await lab.cut('node-a');
       await waitNodeNotReady(lab, 'node-a');
-      await leaseStale(lab);
+      await waitKubeletSilentFor(lab, 'node-a', 41);
       const requested = Date.now();
       const watch = oldWatchGone(lab, app);
       const running = replacementRunning(lab, app);

@@ -21,7 +21,7 @@ import { eventually } from '../lab/kube-wait.js';
 import { type Lab, startLab } from '../lab/lab.js';
 import { REPO_ROOT } from '../lab/paths.js';
 import { runFencer } from '../lab/scenarios/fencer-process.js';
-import { manualCure, waitLeaseOlderThan, waitNodeNotReady } from '../lab/scenarios/incident.js';
+import { manualCure, waitKubeletSilentFor, waitNodeNotReady } from '../lab/scenarios/incident.js';
 import { deployStatefulApp, type StatefulApp } from '../lab/scenarios/stateful-app.js';
 import type { RunReport } from '../lib/app/fence/report.js';
 
@@ -89,7 +89,7 @@ async function stuckIncident(): Promise<{ lab: Lab; app: StatefulApp }> {
   const app = await deployStatefulApp(lab, { onNode: 'node-a' });
   await lab.cut('node-a');
   await waitNodeNotReady(lab, 'node-a');
-  await waitLeaseOlderThan(lab, 'node-a', 41);
+  await waitKubeletSilentFor(lab, 'node-a', 41);
   // The Lease is now older than the 40 s grace used below. The pod garbage collector runs every 20 s
   // from its start: a random extra 0-20 s keeps every sample from landing at the same point of its
   // period, which would favour or punish the paths that wait for it.

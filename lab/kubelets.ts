@@ -203,10 +203,15 @@ export class KubeletFleet {
     }, KICK_AFTER_MS);
   }
 
-  /** Stops heartbeats and all pod work on the node, as a network partition does. */
-  silence(name: string): void {
+  /**
+   * Stops heartbeats and all pod work on the node, as a network partition does. Resolves once a loop
+   * already under way has ended, so nothing of the node's reaches the API server after it: a heartbeat
+   * posted late by a slow loop would make the node look alive after the cut.
+   */
+  async silence(name: string): Promise<void> {
     this.requireNode(name);
     this.modes.set(name, 'silent');
+    while (this.ticking) await new Promise((r) => setTimeout(r, 50));
   }
 
   /**
@@ -260,7 +265,8 @@ export class KubeletFleet {
         this.driverName,
         this.stager?.driver,
       );
-      for (const name of alive) await this.syncNode(name, world, timed);
+      // A node silenced while this loop was listing is skipped from then on (see syncNode too).
+      for (const name of alive) if (this.isAlive(name)) await this.syncNode(name, world, timed);
       this.lastError = undefined;
     } catch (err) {
       const message = (err as Error).message ?? String(err);
@@ -313,6 +319,8 @@ export class KubeletFleet {
       name,
       (this.stager?.staged(name) ?? []).filter((v) => !wanted.has(v.pv)),
     );
+    // Staging can take seconds on a busy machine: a node silenced meanwhile posts nothing more.
+    if (!this.isAlive(name)) return;
     const heartbeat = timed && this.ticks % HEARTBEAT_EVERY_TICKS === 0;
     const volumesInUse = [...inUse].sort();
     const changed = this.reportedInUse.get(name) !== volumesInUse.join(',');

@@ -174,7 +174,10 @@ export interface Lab {
   /** The lab's processes (the simulated kubelets run inside the caller's process). */
   readonly components: readonly { readonly name: string; readonly pid: number; readonly logFile: string }[];
   node(name: string): LabNode;
-  /** Partition: heartbeats stop, the instance keeps running (and its Ceph clients keep writing). */
+  /**
+   * Partition: heartbeats stop, the instance keeps running (and its Ceph clients keep writing). Resolves
+   * once the node is silent: nothing of its kubelet reaches the API server after that.
+   */
   cut(name: string): Promise<void>;
   /** Crash: heartbeats stop and the instance stops (and its Ceph clients die). */
   crash(name: string): Promise<void>;
@@ -463,10 +466,10 @@ async function bootLab(options: LabOptions): Promise<Lab> {
       ],
       node,
       async cut(name) {
-        theFleet.silence(node(name).name);
+        await theFleet.silence(node(name).name);
       },
       async crash(name) {
-        theFleet.silence(node(name).name);
+        await theFleet.silence(node(name).name);
         await ceph?.stager.crash(name);
         await cloud.stopInstance(node(name).instanceId);
       },

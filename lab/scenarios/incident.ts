@@ -23,19 +23,25 @@ export const OUT_OF_SERVICE_TAINT = {
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 /**
- * Waits until the node's Lease is older than `seconds` (its kubelet has been silent that long): its
- * renewTime, and the API server's last stamp on a write to it (to the second, so taken as a second later).
+ * Waits until the node's kubelet has been silent for more than `seconds`, as the fencer judges it: its
+ * Lease's renewTime and the API server's last stamp on a write to the Lease (to the second, so taken as
+ * a second later), and the Ready condition's status heartbeat (also to the second). A kubelet posts its
+ * status after renewing its Lease, sometimes seconds later on a busy machine, so the Lease alone is not
+ * enough: the fencer refuses a fresh heartbeat as it refuses a fresh Lease.
  */
-export async function waitLeaseOlderThan(lab: Lab, node: string, seconds: number): Promise<void> {
-  const api = lab.kubeConfig.makeApiClient(CoordinationV1Api);
+export async function waitKubeletSilentFor(lab: Lab, node: string, seconds: number): Promise<void> {
+  const leases = lab.kubeConfig.makeApiClient(CoordinationV1Api);
+  const core = lab.kubeConfig.makeApiClient(CoreV1Api);
   const at = (time: Date | string | undefined): number => (time ? new Date(time).getTime() : 0);
-  await eventually(`${node}'s Lease older than ${seconds} s`, async () => {
-    const lease = await api.readNamespacedLease({ name: node, namespace: 'kube-node-lease' });
+  await eventually(`${node}'s kubelet silent for over ${seconds} s`, async () => {
+    const lease = await leases.readNamespacedLease({ name: node, namespace: 'kube-node-lease' });
     const written = Math.max(
       ...(lease.metadata?.managedFields ?? []).map((entry) => at(entry.time) + 999),
       0,
     );
-    const last = Math.max(at(lease.spec?.renewTime), written);
+    const ready = (await core.readNode({ name: node })).status?.conditions?.find((c) => c.type === 'Ready');
+    const heartbeat = ready?.lastHeartbeatTime ? at(ready.lastHeartbeatTime) + 999 : 0;
+    const last = Math.max(at(lease.spec?.renewTime), written, heartbeat);
     return Date.now() - last > seconds * 1000 ? true : undefined;
   });
 }

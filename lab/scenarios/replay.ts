@@ -9,7 +9,7 @@ import {
   taintOutOfService,
   waitForMultiAttach,
   waitForRecovery,
-  waitLeaseOlderThan,
+  waitKubeletSilentFor,
   waitNodeNotReady,
   waitPodTerminating,
 } from './incident.js';
@@ -34,7 +34,7 @@ export const manualCureStep: Cure = async (lab, node, timeline) => {
 export const fencerCureStep: Cure = async (lab, node, timeline) => {
   const region = lab.provider === 'alibaba' ? `ALIBABA_CLOUD_REGION=${lab.region}` : `--region ${lab.region}`;
   // The fencer refuses a node whose Lease is younger than its 40 s grace: a live kubelet may renew late.
-  await waitLeaseOlderThan(lab, node, 41);
+  await waitKubeletSilentFor(lab, node, 41);
   timeline.note('operator', `runs: fencer fence ${node} --cluster ${lab.cluster} ${region}`);
   let reportStarted = false;
   const run = startFencer(lab, ['fence', node, '--lease-grace', '40'], (line) => {

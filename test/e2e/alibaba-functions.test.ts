@@ -27,7 +27,7 @@ import { taskIdOf } from '../../lib/adapters/alicloud-fc/index.js';
 import { FENCER_ANNOTATION, OUT_OF_SERVICE_TAINT } from '../../lib/domain/node-marks.js';
 import { LEASE_GRACE_SECONDS } from '../support/cut-node.js';
 import { ecsOf, ecsStatus, fencerStopsOf } from '../support/ecs.js';
-import { waitLeaseOlderThan } from '../support/lab-waits.js';
+import { waitKubeletSilentFor } from '../support/lab-waits.js';
 
 type Json = Record<string, unknown>;
 
@@ -133,7 +133,7 @@ describe('the Function Compute functions on Node.js 20, against the Alibaba lab'
     await ecsOf(lab).admin.setDelays({ stopMs: 6_000 });
     await lab.cut(appNode);
     await waitNodeNotReady(lab, appNode);
-    await waitLeaseOlderThan(lab, appNode, LEASE_GRACE_SECONDS + 1);
+    await waitKubeletSilentFor(lab, appNode, LEASE_GRACE_SECONDS + 1);
     await eventually(`${appNode} NotReady for ${NOT_READY_THRESHOLD_SECONDS} s`, async () => {
       const ready = (await node(appNode)).status?.conditions?.find((c) => c.type === 'Ready');
       const since = ready?.lastTransitionTime ? new Date(ready.lastTransitionTime).getTime() : Date.now();
@@ -203,7 +203,7 @@ describe('the Function Compute functions on Node.js 20, against the Alibaba lab'
       (await ecsStatus(lab, instanceId)) === 'Stopped' ? true : undefined,
     );
     await waitNodeNotReady(lab, crashed);
-    await waitLeaseOlderThan(lab, crashed, LEASE_GRACE_SECONDS + 1);
+    await waitKubeletSilentFor(lab, crashed, LEASE_GRACE_SECONDS + 1);
     const event = ecsStateChange(lab.region, instanceId, 'Stopped');
 
     const first = await fns.fc.invoke(fns.names['event-router'], event);

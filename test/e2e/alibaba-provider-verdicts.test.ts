@@ -9,7 +9,7 @@ import { type Lab, startLab } from '../../lab/lab.js';
 import { waitNodeNotReady } from '../../lab/scenarios/incident.js';
 import { ecsOf, ecsStatus, fencerEcsCalls } from '../support/ecs.js';
 import { runFencer } from '../support/fencer-cli.js';
-import { taintsOf, waitLeaseOlderThan } from '../support/lab-waits.js';
+import { taintsOf, waitKubeletSilentFor } from '../support/lab-waits.js';
 
 const FENCE = ['--lease-grace', '40', '--max-unhealthy-fraction', '0.9', '--output', 'json'];
 const OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service=nodeshutdown:NoExecute';
@@ -17,7 +17,7 @@ const OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service=nodeshutdown:NoExecute
 const cutAndWait = async (lab: Lab, node: string) => {
   await lab.cut(node);
   await waitNodeNotReady(lab, node);
-  await waitLeaseOlderThan(lab, node, 41);
+  await waitKubeletSilentFor(lab, node, 41);
 };
 
 describe('provider verdicts on Alibaba Cloud', () => {

@@ -12,7 +12,7 @@ import { waitNodeNotReady } from '../../lab/scenarios/incident.js';
 import { LEASE_GRACE_SECONDS } from '../support/cut-node.js';
 import { ecsOf, ecsStatus, fencerEcsCalls } from '../support/ecs.js';
 import { runFencer } from '../support/fencer-cli.js';
-import { fencerWrites, taintsOf, waitLeaseOlderThan } from '../support/lab-waits.js';
+import { fencerWrites, taintsOf, waitKubeletSilentFor } from '../support/lab-waits.js';
 
 // Two of three nodes are cut by the end; the blast-radius rule is not what these scenarios test.
 const FENCE = ['--lease-grace', '40', '--max-unhealthy-fraction', '0.9', '--output', 'json'];
@@ -20,7 +20,7 @@ const FENCE = ['--lease-grace', '40', '--max-unhealthy-fraction', '0.9', '--outp
 const cutAndWait = async (lab: Lab, node: string) => {
   await lab.cut(node);
   await waitNodeNotReady(lab, node);
-  await waitLeaseOlderThan(lab, node, LEASE_GRACE_SECONDS + 1);
+  await waitKubeletSilentFor(lab, node, LEASE_GRACE_SECONDS + 1);
 };
 
 const outOfServiceTaints = async (lab: Lab): Promise<string[]> => {

@@ -11,7 +11,7 @@ import { waitNodeNotReady } from '../../lab/scenarios/incident.js';
 import { KubeCluster } from '../../lib/adapters/kubernetes/index.js';
 import { LEASE_GRACE_SECONDS } from '../support/cut-node.js';
 import { runFencer } from '../support/fencer-cli.js';
-import { fencerWrites, waitLeaseOlderThan, waitNodeReady } from '../support/lab-waits.js';
+import { fencerWrites, waitKubeletSilentFor, waitNodeReady } from '../support/lab-waits.js';
 
 const JSON_OUT = ['--lease-grace', '40', '--output', 'json'];
 
@@ -45,7 +45,7 @@ describe('refusals', () => {
   it('refuses when the instance is tagged for another cluster', async () => {
     await lab.cut('node-a');
     await waitNodeNotReady(lab, 'node-a');
-    await waitLeaseOlderThan(lab, 'node-a', LEASE_GRACE_SECONDS + 1);
+    await waitKubeletSilentFor(lab, 'node-a', LEASE_GRACE_SECONDS + 1);
     await expectRefused(lab, ['fence', 'node-a', '--cluster', 'another-cluster'], 'InstanceNotOwned');
   });
 

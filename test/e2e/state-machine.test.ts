@@ -18,7 +18,7 @@ import { WorkflowState } from '../../infra/constructs/workflow-states.js';
 import { describeInstanceState } from '../../lab/ec2-emulator.js';
 import { eventually } from '../../lab/kube-wait.js';
 import { type Lab, startLab } from '../../lab/lab.js';
-import { waitForRecovery, waitLeaseOlderThan, waitNodeNotReady } from '../../lab/scenarios/incident.js';
+import { waitForRecovery, waitKubeletSilentFor, waitNodeNotReady } from '../../lab/scenarios/incident.js';
 import { LocalWorkflow } from '../../lab/scenarios/local-workflow.js';
 import { attachmentsOf, deployStatefulApp, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
 import { kubeconfigEndpoint } from '../../lib/adapters/kubernetes/access/endpoints.js';
@@ -185,7 +185,7 @@ describe('the synthesized fencing workflow, run by an ASL interpreter with the r
     // The run refuses a Lease younger than its 40 s grace, as it should for an alarm that came early.
     // On the step's slow clock this Lease, 41 s old, would not even have been written yet: only an age
     // judged on the API server's clock lets it fence.
-    await waitLeaseOlderThan(lab, 'node-a', 41);
+    await waitKubeletSilentFor(lab, 'node-a', 41);
     // A clock a minute slow reads the instance's launch as later than its decision (so as a start
     // after it) until the lab is older than that minute: wait until it is, as a real node is hours old.
     await sleep(Math.max(0, labReadyAt + 75_000 - Date.now()));

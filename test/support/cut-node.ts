@@ -1,6 +1,7 @@
 /**
  * Where most fencing scenarios start: a lab with the database on node-a, node-a cut (its instance
- * still running), NotReady, and its Lease older than the `--lease-grace 40` the tests give the fencer.
+ * still running), NotReady, and its kubelet silent (Lease and status heartbeat) for longer than the
+ * `--lease-grace 40` the tests give the fencer.
  */
 import type { Holder } from '../../lab/ceph/holder.js';
 import { type Lab, type LabOptions, startLab } from '../../lab/lab.js';
@@ -11,7 +12,7 @@ import {
   type StatefulApp,
   type StatefulAppOptions,
 } from '../../lab/scenarios/stateful-app.js';
-import { waitLeaseOlderThan } from './lab-waits.js';
+import { waitKubeletSilentFor } from './lab-waits.js';
 
 /** The fencer's lease grace in the e2e tests, in seconds. */
 export const LEASE_GRACE_SECONDS = 40;
@@ -26,7 +27,7 @@ export async function labWithCutNode(
     const app = await deployStatefulApp(lab, { ...appOptions, onNode: 'node-a' });
     await lab.cut('node-a');
     await waitNodeNotReady(lab, 'node-a');
-    await waitLeaseOlderThan(lab, 'node-a', LEASE_GRACE_SECONDS + 1);
+    await waitKubeletSilentFor(lab, 'node-a', LEASE_GRACE_SECONDS + 1);
     return { lab, app };
   } catch (error) {
     await lab.stop();
@@ -47,7 +48,7 @@ export async function labWithCutRbdNode(
     const zombie = await waitRbdClientWriting(lab, app, 'node-a');
     await lab.cut('node-a');
     await waitNodeNotReady(lab, 'node-a');
-    await waitLeaseOlderThan(lab, 'node-a', LEASE_GRACE_SECONDS + 1);
+    await waitKubeletSilentFor(lab, 'node-a', LEASE_GRACE_SECONDS + 1);
     return { lab, app, zombie };
   } catch (error) {
     await lab.stop();

@@ -2,7 +2,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { eventually } from '../../lab/kube-wait.js';
 import type { Lab } from '../../lab/lab.js';
 
-export { waitLeaseOlderThan } from '../../lab/scenarios/incident.js';
+export { waitKubeletSilentFor } from '../../lab/scenarios/incident.js';
 
 /** Waits until the node reports Ready=True again. */
 export async function waitNodeReady(lab: Lab, node: string): Promise<void> {

@@ -16,7 +16,7 @@ import { taskIdOf } from '../../../lib/adapters/alicloud-fc/index.js';
 import { FENCER_ANNOTATION } from '../../../lib/domain/node-marks.js';
 import { LEASE_GRACE_SECONDS } from '../../support/cut-node.js';
 import { ecsStatus, fencerStopsOf } from '../../support/ecs.js';
-import { waitLeaseOlderThan } from '../../support/lab-waits.js';
+import { waitKubeletSilentFor } from '../../support/lab-waits.js';
 import { keepLeaseFresh } from './staging.js';
 import { OUT_OF_SERVICE, skewedClock, taintsOn } from './support.js';
 
@@ -90,7 +90,7 @@ describe('adversarial: a Function Compute run whose clock is two minutes fast (S
   it('fences the same node once it is truly silent, with the same skewed clock', {
     timeout: 300_000,
   }, async () => {
-    await waitLeaseOlderThan(lab, 'node-a', LEASE_GRACE_SECONDS + 1);
+    await waitKubeletSilentFor(lab, 'node-a', LEASE_GRACE_SECONDS + 1);
     const instanceId = lab.node('node-a').instanceId;
 
     const report = await runFor('node-a');

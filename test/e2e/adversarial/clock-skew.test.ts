@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Lab, startLab } from '../../../lab/lab.js';
 import { waitNodeNotReady } from '../../../lab/scenarios/incident.js';
 import { LEASE_GRACE_SECONDS } from '../../support/cut-node.js';
-import { waitLeaseOlderThan } from '../../support/lab-waits.js';
+import { waitKubeletSilentFor } from '../../support/lab-waits.js';
 import { keepLeaseFresh, setLeaseRenewed } from './staging.js';
 import {
   auditMark,
@@ -151,7 +151,7 @@ describe('adversarial: a clock that is wrong, the fencer’s or the kubelet’s 
   }, async () => {
     // Last renewed 100 s ago by the API server's clock: 10 s by a clock 90 s behind, inside the grace.
     await setLeaseRenewed(lab, 'node-a', 100);
-    await waitLeaseOlderThan(lab, 'node-a', LEASE_GRACE_SECONDS + 1);
+    await waitKubeletSilentFor(lab, 'node-a', LEASE_GRACE_SECONDS + 1);
     lab.ec2Faults.resetRequests();
 
     const { code, report } = await fenceSkewed(lab, '-90s');

@@ -11,7 +11,7 @@ import { type Lab, startLab } from '../../../lab/lab.js';
 import { waitNodeNotReady } from '../../../lab/scenarios/incident.js';
 import { KubeCluster } from '../../../lib/adapters/kubernetes/index.js';
 import { LEASE_GRACE_SECONDS } from '../../support/cut-node.js';
-import { waitLeaseOlderThan } from '../../support/lab-waits.js';
+import { waitKubeletSilentFor } from '../../support/lab-waits.js';
 import { createNodeByHand, dropClaims, repairNode, setClusterInFlightLimit } from './staging.js';
 import {
   auditMark,
@@ -37,7 +37,7 @@ describe('adversarial: honest dry run, bad input, loud refusals, bounded blast r
     lab = await startLab({ nodes: 3 });
     await lab.cut('node-a');
     await waitNodeNotReady(lab, 'node-a');
-    await waitLeaseOlderThan(lab, 'node-a', LEASE_GRACE_SECONDS + 1);
+    await waitKubeletSilentFor(lab, 'node-a', LEASE_GRACE_SECONDS + 1);
   });
   afterEach(() => {
     lab.ec2Faults.clear();

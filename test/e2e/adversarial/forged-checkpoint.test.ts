@@ -24,7 +24,7 @@ import { KubeCluster } from '../../../lib/adapters/kubernetes/index.js';
 import { incidentOf, runName } from '../../../lib/app/triggers/start-run.js';
 import { LEASE_GRACE_SECONDS } from '../../support/cut-node.js';
 import { ecsStatus, fencerStopsOf } from '../../support/ecs.js';
-import { waitLeaseOlderThan } from '../../support/lab-waits.js';
+import { waitKubeletSilentFor } from '../../support/lab-waits.js';
 import {
   checkpointOn,
   type Forgery,
@@ -141,7 +141,7 @@ describe('adversarial: forged run checkpoints against the Function Compute run (
   it('fences a truly silent node, and removes its own checkpoint from the Node when the run ends', {
     timeout: 300_000,
   }, async () => {
-    await waitLeaseOlderThan(lab, 'node-b', LEASE_GRACE_SECONDS + 1);
+    await waitKubeletSilentFor(lab, 'node-b', LEASE_GRACE_SECONDS + 1);
     const instanceId = lab.node('node-b').instanceId;
 
     // The run keeps a checkpoint while it runs: watched for, every 200 ms.

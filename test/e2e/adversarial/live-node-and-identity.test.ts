@@ -11,7 +11,7 @@ import { createClusterInstance, terminateInstance } from '../../../lab/ec2-emula
 import { type Lab, startLab } from '../../../lab/lab.js';
 import { waitNodeNotReady } from '../../../lab/scenarios/incident.js';
 import { LEASE_GRACE_SECONDS } from '../../support/cut-node.js';
-import { waitLeaseOlderThan } from '../../support/lab-waits.js';
+import { waitKubeletSilentFor } from '../../support/lab-waits.js';
 import { createNodeByHand, keepLeaseFresh, repairNode, setInternalIp, setLeaseRenewed } from './staging.js';
 import {
   auditMark,
@@ -36,7 +36,7 @@ describe('adversarial: never a live node, only the right instance (SAFETY.md rul
     lab = await startLab({ nodes: 5 });
     await lab.cut('node-a');
     await waitNodeNotReady(lab, 'node-a');
-    await waitLeaseOlderThan(lab, 'node-a', LEASE_GRACE_SECONDS + 1);
+    await waitKubeletSilentFor(lab, 'node-a', LEASE_GRACE_SECONDS + 1);
   });
   afterEach(async () => {
     lab.ec2Faults.clear();

@@ -10,7 +10,7 @@ import type { Lab } from '../../../lab/lab.js';
 import { addTaintByHand, waitNodeNotReady } from '../../../lab/scenarios/incident.js';
 import { attachmentsOf, type StatefulApp } from '../../../lab/scenarios/stateful-app.js';
 import { LEASE_GRACE_SECONDS, labWithCutNode } from '../../support/cut-node.js';
-import { waitLeaseOlderThan, waitNodeReady } from '../../support/lab-waits.js';
+import { waitKubeletSilentFor, waitNodeReady } from '../../support/lab-waits.js';
 import { removeTaintsByHand } from './staging.js';
 import { auditMark, fence, fencer, killFencers, OUT_OF_SERVICE, taintsOn, writesSince } from './support.js';
 
@@ -75,7 +75,7 @@ describe('adversarial: taint, never delete; touch only what is yours (SAFETY.md 
     await lab.cut('node-c');
     await waitNodeNotReady(lab, 'node-c');
     // Two seconds past the grace: the fencer ages the Lease on the API server's Date, to the second.
-    await waitLeaseOlderThan(lab, 'node-c', LEASE_GRACE_SECONDS + 2);
+    await waitKubeletSilentFor(lab, 'node-c', LEASE_GRACE_SECONDS + 2);
 
     const fenced = await fence(lab, 'node-c', ['--drain-deadline', '60']);
 
