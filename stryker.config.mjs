@@ -34,5 +34,6 @@ export default {
   htmlReporter: { fileName: 'reports/mutation/index.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   tempDirName: '.stryker-tmp',
-  ignorePatterns: ['reports', '.lab', 'cdk.out', 'dist', 'lab/go'],
+  // Any other Stryker run's sandbox (a narrower run with its own tempDirName) is not part of the project.
+  ignorePatterns: ['reports', '.lab', 'cdk.out', 'dist', 'lab/go', '.stryker-tmp*'],
 };
