@@ -6,12 +6,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkpointProblems } from '../../../lib/domain/checkpoint.js';
 import type { RunHistory } from '../../../lib/domain/index.js';
-import { committedHistory, provenHistory, t, taintedHistory } from './support/fixtures.js';
+import { committedHistory, freshHistory, provenHistory, t, taintedHistory } from './support/fixtures.js';
+import { aBlocklist, storageCommittedHistory } from './support/storage.js';
 
 const UID = 'uid-worker-1';
 
 describe('checkpointProblems', () => {
   it.each([
+    ['fresh (nothing decided yet)', freshHistory()],
     ['committed', committedHistory()],
     ['proven', provenHistory()],
     ['tainted', taintedHistory()],
@@ -81,5 +83,68 @@ describe('checkpointProblems', () => {
         expect(checkpointProblems(history, UID)).not.toEqual([]);
       }),
     );
+  });
+
+  /** A run that fences both the machine and its storage clients, committed at `t(10)`. */
+  const bothCommitted = (): RunHistory => ({
+    ...committedHistory(),
+    isolation: { machine: true, storage: true, watch: false },
+    storageFenceRequestedAt: t(10),
+  });
+  const offProof = provenHistory().proofOfOff;
+  const storageProof = aBlocklist(30, true);
+
+  it.each<[string, RunHistory]>([
+    ['storage-fenced, waiting for its storage proof', storageCommittedHistory()],
+    [
+      'storage-fenced and released on its storage proof',
+      { ...storageCommittedHistory(), storageProof, taintedAt: t(50) },
+    ],
+    [
+      'fenced both ways and released on both proofs',
+      { ...bothCommitted(), proofOfOff: offProof, storageProof, taintedAt: t(50) },
+    ],
+    [
+      'proven off and waiting out old watches',
+      { ...provenHistory(), isolation: { machine: true, storage: false, watch: true } },
+    ],
+  ])('finds nothing wrong with a run %s', (_, history) => {
+    expect(checkpointProblems(history, UID)).toEqual([]);
+  });
+
+  it.each<[string, RunHistory, string]>([
+    [
+      'a proof of off in a plan that powers no machine off',
+      { ...storageCommittedHistory(), proofOfOff: offProof },
+      'a proof of off without a machine in its plan',
+    ],
+    [
+      'a release of a machine plan on the storage proof alone',
+      { ...bothCommitted(), storageProof, taintedAt: t(50) },
+      'a release without the proof of off its plan needs',
+    ],
+    [
+      'a release of a storage plan on the proof of off alone',
+      { ...bothCommitted(), proofOfOff: offProof, taintedAt: t(50) },
+      'a release without the storage proof its plan needs',
+    ],
+  ])('refuses %s, and says only that', (_, history, problem) => {
+    expect(checkpointProblems(history, UID)).toEqual([problem]);
+  });
+
+  it('refuses a machine plan that names no target at all', () => {
+    const history: RunHistory = {
+      ...freshHistory(),
+      isolation: { machine: true, storage: false, watch: false },
+    };
+    expect(checkpointProblems(history, UID)).toEqual([
+      'inconsistent run history: target and isolation go together',
+      'its plan powers a machine off, but it names no machine',
+    ]);
+  });
+
+  it('does not pass off a checkpoint it cannot even read as a history with problems: the error stands', () => {
+    const unreadable = { ...committedHistory(), runId: undefined } as unknown as RunHistory;
+    expect(() => checkpointProblems(unreadable, UID)).toThrow(TypeError);
   });
 });

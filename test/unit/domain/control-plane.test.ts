@@ -97,6 +97,14 @@ describe('parseControlPlaneLabels', () => {
     expect(() => parseControlPlaneLabels('example.com/etcd,not a label')).toThrow(ValidationError);
     expect(() => parseControlPlaneLabels('example.com/etcd,not a label')).toThrow(/"not a label"/);
   });
+
+  it('names every bad key at once, comma-separated', () => {
+    expect(() => parseControlPlaneLabels('not a label,example.com/etcd,-bad')).toThrow(
+      new ValidationError(
+        'control-plane labels must be Kubernetes label keys, comma-separated; not: "not a label", "-bad"',
+      ),
+    );
+  });
 });
 
 describe('control-plane-allowed names the signs it saw', () => {

@@ -16,7 +16,10 @@ describe('isRetryableError', () => {
     fc.assert(
       fc.property(
         fc.constantFrom(...Object.values(ErrorName), 'TypeError', 'Error'),
-        fc.option(fc.integer({ min: 100, max: 599 }), { nil: undefined }),
+        // 401 and 403 often, on every kind of error: only the API server's refusal of the identity counts.
+        fc.option(fc.oneof(fc.constantFrom(401, 403), fc.integer({ min: 100, max: 599 })), {
+          nil: undefined,
+        }),
         (name, statusCode) => {
           const error = Object.assign(new Error('x'), { name, statusCode });
           const refused = name === ErrorName.KubernetesApi && (statusCode === 401 || statusCode === 403);
@@ -32,6 +35,8 @@ describe('isRetryableError', () => {
     expect(isRetryableError(new KubernetesApiError('forbidden', { statusCode: 403 }))).toBe(false);
     expect(isRetryableError(new ProviderApiError('throttled', { throttled: true }))).toBe(true);
     expect(isRetryableError(new ConflictError('lost a race'))).toBe(true);
+    // Only a Kubernetes error's 401 or 403 is the API server refusing the identity; another kind is judged by its kind.
+    expect(isRetryableError(Object.assign(new ProviderApiError('denied'), { statusCode: 403 }))).toBe(true);
     expect(isRetryableError(new ValidationError('bad input'))).toBe(false);
     expect(isRetryableError(undefined)).toBe(false);
   });

@@ -68,6 +68,32 @@ describe('describePower', () => {
   });
 });
 
+describe('describePower and a launch time read to less than the millisecond', () => {
+  const launched = (launchTimePrecision?: 'millisecond' | 'second' | 'minute') =>
+    describePower({
+      instanceId: INSTANCE,
+      state: 'running',
+      launchTime: '2026-03-01T09:58Z',
+      ...(launchTimePrecision ? { launchTimePrecision } : {}),
+      observedAt: t(0),
+    });
+
+  it('says how coarse the provider’s launch time is, so a reader does not take it as exact', () => {
+    expect(launched('minute')).toBe(
+      `instance ${INSTANCE}: running (launched 2026-03-01T09:58Z (to the minute)), observed ${t(0)}`,
+    );
+    expect(launched('second')).toBe(
+      `instance ${INSTANCE}: running (launched 2026-03-01T09:58Z (to the second)), observed ${t(0)}`,
+    );
+  });
+
+  it('adds nothing to an exact launch time', () => {
+    const exact = `instance ${INSTANCE}: running (launched 2026-03-01T09:58Z), observed ${t(0)}`;
+    expect(launched('millisecond')).toBe(exact);
+    expect(launched()).toBe(exact);
+  });
+});
+
 describe('describeFallible', () => {
   it('describes an answer, or names the provider error in its place', () => {
     const upper = (s: string) => s.toUpperCase();

@@ -144,3 +144,70 @@ describe('decideUpkeep', () => {
     }
   });
 });
+
+describe('decideUpkeep at its margin and in its words', () => {
+  const A = '10.1.0.5/32';
+  const B = '10.1.0.6/32';
+  const running = {
+    ok: true as const,
+    value: { instanceId: 'i-1', state: PowerState.Running, observedAt: iso(NOW) },
+  };
+  const fence = (listed: FenceUpkeepInput['listed']): FenceUpkeepInput => ({
+    node: 'node-a',
+    recorded: listed.map((l) => l.entry),
+    listed,
+    machine: running,
+    otherNodes: [],
+    daemons: [],
+    observedAt: iso(NOW),
+    renewWithinSeconds: 3600,
+  });
+
+  it('lengthens an entry lapsing just inside the margin, not one lapsing exactly at its end', () => {
+    expect(decideUpkeep(fence([{ entry: A, until: iso(NOW + 3600_000 - 1) }]))).toMatchObject({
+      verdict: UpkeepVerdict.Renew,
+      renew: [A],
+    });
+    expect(decideUpkeep(fence([{ entry: A, until: iso(NOW + 3600_000) }]))).toMatchObject({
+      verdict: UpkeepVerdict.Healthy,
+      renew: [],
+    });
+  });
+
+  it('names every entry it lengthens, and the margin', () => {
+    const d = decideUpkeep(
+      fence([
+        { entry: A, until: iso(NOW + 60_000) },
+        { entry: B, until: iso(NOW + 120_000) },
+      ]),
+    );
+    expect(d.why).toBe(
+      `${A}, ${B} lapse within 3600 s while node-a is fenced and its machine is not proven off`,
+    );
+  });
+
+  it('names every entry Ceph no longer lists, and why that matters', () => {
+    const d = decideUpkeep(
+      fence([
+        { entry: A, until: null },
+        { entry: B, until: null },
+      ]),
+    );
+    expect(d.why).toBe(
+      `${A}, ${B} no longer listed while node-a is fenced and its machine is not proven off: its old clients may reach Ceph again`,
+    );
+  });
+
+  it('names the first lapse of a healthy fence, whatever order the entries are listed in', () => {
+    const later = iso(NOW + 2 * 86_400_000);
+    const sooner = iso(NOW + 86_400_000);
+    const d = decideUpkeep(
+      fence([
+        { entry: A, until: later },
+        { entry: B, until: sooner },
+      ]),
+    );
+    expect(d.verdict).toBe(UpkeepVerdict.Healthy);
+    expect(d.why).toBe(`every recorded entry is listed, the first lapses at ${sooner}`);
+  });
+});

@@ -107,3 +107,55 @@ describe('record with a storage fence', () => {
     expect(next.taintedAt).toBe(t(30));
   });
 });
+
+describe('record and the addresses the witness showed holding the node’s images', () => {
+  const fence = {
+    phase: 'StorageFence',
+    reason: null,
+    action: {
+      kind: 'storage-fence',
+      node: 'worker-1',
+      addresses: ['10.0.1.23'],
+      declared: [],
+      dryRun: false,
+    },
+  } as const;
+  const assess = { phase: 'Assess', reason: null, action: null } as const;
+  const drain = { phase: 'Drain', reason: null, action: null } as const;
+  const seeing = (at: number, witnessed?: readonly string[]) =>
+    observe({
+      at,
+      storage: { ...aStorage(aBlocklist(at, false)), ...(witnessed ? { witnessed } : {}) },
+      volumeAttachments: [IMAGE],
+    });
+
+  it('keeps none before the run commits: a run that never fences owes no address anything', () => {
+    const next = record(freshHistory(), assess, seeing(5, ['10.0.9.9']));
+    expect(next.decidedToFenceAt).toBeNull();
+    expect(next).not.toHaveProperty('witnessed');
+  });
+
+  it('keeps those seen as the run commits, in address order', () => {
+    const next = record(freshHistory(), fence, seeing(10, ['10.0.9.9', '10.0.8.8']));
+    expect(next.decidedToFenceAt).toBe(t(10));
+    expect(next.witnessed).toEqual(['10.0.8.8', '10.0.9.9']);
+  });
+
+  it('adds those seen later to those kept, once each and in address order', () => {
+    const history = { ...storageCommittedHistory(), witnessed: ['10.0.9.9'] };
+    const next = record(history, drain, seeing(20, ['10.0.9.9', '10.0.8.8']));
+    expect(next.witnessed).toEqual(['10.0.8.8', '10.0.9.9']);
+  });
+
+  it('keeps them when the witness no longer shows them (a fenced client’s watch goes)', () => {
+    const history = { ...storageCommittedHistory(), witnessed: ['10.0.9.9'] };
+    expect(record(history, drain, seeing(20)).witnessed).toEqual(['10.0.9.9']);
+    expect(record(history, drain, observe({ at: 20, storage: null })).witnessed).toEqual(['10.0.9.9']);
+  });
+
+  it('leaves the field out while the witness has shown no one (absent means none)', () => {
+    const next = record(storageCommittedHistory(), drain, seeing(20));
+    expect(next).not.toHaveProperty('witnessed');
+    expect(record(storageCommittedHistory(), drain, seeing(20, []))).not.toHaveProperty('witnessed');
+  });
+});

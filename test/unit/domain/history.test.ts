@@ -78,6 +78,25 @@ describe('record', () => {
     });
   });
 
+  it('commits to the launch time the provider reported, so a later start of the machine can be told from it', () => {
+    const next = record(
+      freshHistory(),
+      { phase: 'PowerOff', action: powerOff, reason: null },
+      observe({ at: 10, power: { launchTime: t(-86_400) } }),
+    );
+    expect(next.target?.launchTime).toBe(t(-86_400));
+  });
+
+  it('names no launch time when the provider reported none, and so survives a JSON round trip exactly', () => {
+    const next = record(
+      freshHistory(),
+      { phase: 'PowerOff', action: powerOff, reason: null },
+      observe({ at: 10, power: { launchTime: undefined } }),
+    );
+    expect(next.target).not.toHaveProperty('launchTime');
+    expect(JSON.parse(JSON.stringify(next))).toStrictEqual(next);
+  });
+
   it('commits to nothing without a node or a resolved instance (target and time go together)', () => {
     const unresolved = { resolved: false, problem: 'unparseable', detail: 'bad' } as const;
     for (const observation of [observe({ node: null }), observe({ instance: unresolved })]) {

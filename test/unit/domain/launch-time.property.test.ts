@@ -75,6 +75,56 @@ describe('a launch time known to the minute', () => {
       observedAt: t(0),
     };
     expect(() => launchWindow(evidence as unknown as PowerEvidence)).toThrow(ValidationError);
+    expect(() => launchWindow(evidence as unknown as PowerEvidence)).toThrow(
+      'launchTimePrecision is not one of millisecond, second, minute: hour',
+    );
+  });
+});
+
+describe('the window of a launch time', () => {
+  const SECOND = 1000;
+  /** Any instant from 1900 to 2100, to the millisecond (before 1970 too: its remainders are negative). */
+  const anyInstant = fc.integer({ min: Date.UTC(1900, 0, 1), max: Date.UTC(2100, 0, 1) });
+  const windowOf = (ms: number, launchTimePrecision?: PowerEvidence['launchTimePrecision']) =>
+    launchWindow({
+      ...power(new Date(ms).toISOString(), launchTimePrecision),
+      instanceId: 'i',
+      state: 'running',
+      observedAt: t(0),
+    });
+
+  it('is the whole unit the written time falls in, whatever fraction of it the time was written with', () => {
+    fc.assert(
+      fc.property(
+        anyInstant,
+        fc.constantFrom(['second', SECOND] as const, ['minute', MINUTE] as const),
+        (ms, [precision, unit]) => {
+          const window = windowOf(ms, precision);
+          expect(window).not.toBeNull();
+          const { earliest = 0, latest = 0 } = window ?? {};
+          expect(earliest).toBeLessThanOrEqual(ms);
+          expect(latest).toBeGreaterThanOrEqual(ms);
+          expect(latest - earliest).toBe(unit - 1);
+          expect(new Date(earliest).getUTCMilliseconds()).toBe(0);
+          if (precision === 'minute') expect(new Date(earliest).getUTCSeconds()).toBe(0);
+        },
+      ),
+    );
+  });
+
+  it('is the written instant alone without a precision', () => {
+    fc.assert(
+      fc.property(anyInstant, (ms) => {
+        expect(windowOf(ms)).toEqual({ earliest: ms, latest: ms });
+      }),
+    );
+  });
+
+  it('starts a time written to the second mid-second at that second', () => {
+    expect(windowOf(Date.parse('2026-03-01T09:58:07.600Z'), 'second')).toEqual({
+      earliest: Date.parse('2026-03-01T09:58:07.000Z'),
+      latest: Date.parse('2026-03-01T09:58:07.999Z'),
+    });
   });
 });
 

@@ -12,6 +12,7 @@ import { unfenceContext } from '../../../../lib/domain/rules/unfence-context.js'
 import {
   anUnfenceRequest,
   aRequest,
+  aVolumeAttachment,
   checkFence,
   committedHistory,
   freshHistory,
@@ -61,6 +62,19 @@ describe('provider-id-present, each signal alone', () => {
     expect(checkFence(providerIdPresent, { node: { providerId: null } })).toMatchObject({
       reason: 'ProviderIdMissing',
       evidence: ['node worker-1 has no spec.providerID'],
+    });
+  });
+
+  it('names every image no storage fencer reaches, which only a power-off could release', () => {
+    const unserved = (name: string) =>
+      aVolumeAttachment(name, { attacher: 'rbd.csi.ceph.com', image: true, unservedCluster: 'ceph-b' });
+    const spec = { node: { providerId: null }, volumeAttachments: [unserved('csi-a'), unserved('csi-b')] };
+    expect(checkFence(providerIdPresent, spec)).toMatchObject({
+      reason: 'ProviderIdMissing',
+      evidence: [
+        'node worker-1 has no spec.providerID',
+        'no storage fencer reaches its images pv-csi-a (storage cluster ceph-b), pv-csi-b (storage cluster ceph-b): only a power-off could release them',
+      ],
     });
   });
 

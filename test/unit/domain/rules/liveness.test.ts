@@ -230,3 +230,40 @@ describe('liveness at the grace boundary (SAFETY.md rule 2)', () => {
     });
   });
 });
+
+describe("lease-stale by the API server's stamp on the write (SAFETY.md rule 2)", () => {
+  // Default grace 40 s; a stamp is taken as up to 999 ms later than it reads.
+  const readAt = (ms: number) => new Date(Date.parse(t(100)) + ms).toISOString();
+  const node = { leaseRenewTime: t(-600), leaseWrittenAt: t(60), lastHeartbeat: null };
+
+  it('takes a write stamped exactly the grace period (plus the stamp resolution) before the read as silent', () => {
+    expect(checkFence(leaseStale, { at: 101, node: { ...node, readAt: readAt(999) } })).toEqual(Compliant);
+    expect(checkFence(leaseStale, { at: 101, node: { ...node, readAt: readAt(998) } })).toMatchObject({
+      phase: 'Refused',
+      reason: 'LeaseFresh',
+    });
+  });
+
+  it('quotes the renewTime the writer reported, or says there was none', () => {
+    const written = { at: 100, node: { leaseRenewTime: t(-200), leaseWrittenAt: t(98) } };
+    expect(checkFence(leaseStale, written)).toMatchObject({
+      evidence: [
+        `lease written 2s before it was read at ${t(100)} by the API server's clock (its renewTime ${t(-200)}: the writer's clock runs behind), grace 40s`,
+      ],
+    });
+    const noRenewTime = { at: 100, node: { leaseRenewTime: null, leaseWrittenAt: t(98) } };
+    expect(checkFence(leaseStale, noRenewTime)).toMatchObject({
+      phase: 'Refused',
+      reason: 'LeaseFresh',
+      evidence: [
+        `lease written 2s before it was read at ${t(100)} by the API server's clock (no renewTime: the writer's clock runs behind), grace 40s`,
+      ],
+    });
+  });
+
+  it('names the unreadable time of the write', () => {
+    expect(() =>
+      checkFence(leaseStale, { node: { leaseRenewTime: t(-600), leaseWrittenAt: 'yesterday' } }),
+    ).toThrow('leaseWrittenAt is not an ISO 8601 time with a zone: "yesterday"');
+  });
+});

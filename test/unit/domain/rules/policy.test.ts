@@ -6,7 +6,14 @@ import {
   notOptedOut,
   strategySupported,
 } from '../../../../lib/domain/rules/policy.js';
-import { aRequest, checkFence, committedHistory, fault } from '../support/fixtures.js';
+import {
+  aRequest,
+  checkFence,
+  committedHistory,
+  fault,
+  freshHistory,
+  INSTANCE,
+} from '../support/fixtures.js';
 
 describe('not-opted-out (SAFETY.md rule 4)', () => {
   it('is compliant when the node has not opted out', () => {
@@ -36,6 +43,25 @@ describe('control-plane-allowed (SAFETY.md rule 4)', () => {
       phase: 'Refused',
       reason: 'ControlPlaneNotAllowed',
     });
+  });
+
+  it('names every signal that marks the node as control plane, and no empty list when none is known', () => {
+    const signals = [
+      'label node-role.kubernetes.io/control-plane',
+      'static etcd pod kube-system/etcd-worker-1',
+    ];
+    expect(
+      checkFence(controlPlaneAllowed, { node: { controlPlane: true, controlPlaneSignals: signals } }),
+    ).toMatchObject({
+      evidence: [
+        'node worker-1 is a control-plane node (label node-role.kubernetes.io/control-plane, static etcd pod kube-system/etcd-worker-1)',
+      ],
+    });
+    for (const node of [{ controlPlane: true }, { controlPlane: true, controlPlaneSignals: [] }]) {
+      expect(checkFence(controlPlaneAllowed, { node })).toMatchObject({
+        evidence: ['node worker-1 is a control-plane node'],
+      });
+    }
   });
 });
 
@@ -102,5 +128,47 @@ describe('strategy-supported', () => {
     expect(checkFence(strategySupported, { cluster: { serverVersion: { major: 1, minor: 25 } } })).toEqual(
       Compliant,
     );
+  });
+});
+
+describe('instance-owned: the committed instance gone is proof of off, not a change of owner (SAFETY.md rules 1 and 3)', () => {
+  const gone = { owned: false, reason: 'not-found', detail: 'not known in account 1234, eu-west-1' } as const;
+  const goneSpec = { at: 20, ownership: gone, power: { state: 'not-found' } } as const;
+  const refusedGone = {
+    phase: 'Refused',
+    reason: 'InstanceNotFound',
+    evidence: [`${INSTANCE}: not known in account 1234, eu-west-1`],
+  };
+
+  it('lets a committed run go on when the instance it committed to is reported gone', () => {
+    expect(checkFence(instanceOwned, goneSpec, aRequest(), committedHistory())).toEqual(Compliant);
+  });
+
+  it('refuses an instance the provider does not know before the run committed', () => {
+    expect(checkFence(instanceOwned, goneSpec, aRequest(), freshHistory())).toMatchObject(refusedGone);
+  });
+
+  it('refuses, once committed, when the gone instance is not the one the run committed to', () => {
+    const committed = committedHistory();
+    const target = committed.target && { ...committed.target, instanceId: 'i-0committed000000' };
+    const other = { ...committed, target };
+    expect(checkFence(instanceOwned, goneSpec, aRequest(), other)).toMatchObject(refusedGone);
+  });
+
+  it.each([
+    ['the power state cannot be read', fault()],
+    ['the power answer is about another instance', { state: 'not-found', instanceId: 'i-0other00000000000' }],
+    ['the provider still reports it running', { state: 'running' }],
+  ] as const)('refuses, once committed, when %s', (_, power) => {
+    expect(checkFence(instanceOwned, { ...goneSpec, power }, aRequest(), committedHistory())).toMatchObject(
+      refusedGone,
+    );
+  });
+
+  it('still refuses an instance of another cluster once committed, even one reported gone', () => {
+    const ownership = { owned: false, reason: 'wrong-cluster', detail: 'tag missing' } as const;
+    expect(
+      checkFence(instanceOwned, { ...goneSpec, ownership }, aRequest(), committedHistory()),
+    ).toMatchObject({ phase: 'Refused', reason: 'InstanceNotOwned', evidence: [`${INSTANCE}: tag missing`] });
   });
 });

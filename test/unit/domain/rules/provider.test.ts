@@ -11,6 +11,7 @@ import {
   checkUnfence,
   committedHistory,
   fault,
+  INSTANCE,
   observe,
   taintedNode,
 } from '../support/fixtures.js';
@@ -75,6 +76,18 @@ describe('unfence-provider-accepts-calls', () => {
       phase: 'Refused',
       reason: 'ProviderCredentialsRejected',
       action: null,
+      evidence: [`${INSTANCE}: ProviderApiError: ${signature.message}`],
+    });
+  });
+
+  it('names the machine and the rejected call when a permission is missing', () => {
+    const spec = { node: { ...taintedNode(), ready: 'True' as const }, power: denied };
+    expect(checkUnfence(unfenceProviderAcceptsCalls, spec)).toMatchObject({
+      phase: 'Refused',
+      reason: 'ProviderCallRejected',
+      evidence: [
+        `${INSTANCE}: ProviderApiError: EC2 DescribeInstances failed: UnauthorizedOperation: not authorized`,
+      ],
     });
   });
 

@@ -414,3 +414,40 @@ describe('drained', () => {
     });
   });
 });
+
+describe('the release rules act only once every proof is held and the node carries the taint', () => {
+  const v125Legacy = { cluster: v125 };
+  // Each rule in a world where, releasing and tainted, it would act.
+  const rules = [
+    ['tolerating-pods', toleratingPods, { pods: [aPod('keeper-0', { toleratesOutOfService: true })] }, {}],
+    [
+      'accelerate-force-delete',
+      accelerateForceDelete,
+      { pods: [aPod('db-0', { terminating: true })] },
+      { accelerate: true },
+    ],
+    ['legacy-delete-volume-attachments', legacyDeleteVolumeAttachments, { pods: [], ...v125Legacy }, {}],
+    ['drained', drained, drainedWorld, {}],
+  ] as const;
+
+  it.each(rules)('%s acts once proven off and tainted', (_, rule, world, request) => {
+    const spec = { at: 60, power: stopped(60), node: taintedNode(), ...world };
+    expect(checkFence(rule, spec, aRequest(request), taintedHistory())).not.toEqual(NotApplicable);
+  });
+
+  it.each(rules)(
+    '%s does nothing before the proof of off, even on a tainted node',
+    (_, rule, world, request) => {
+      const spec = { at: 20, node: taintedNode(), ...world };
+      expect(checkFence(rule, spec, aRequest(request), committedHistory())).toEqual(NotApplicable);
+    },
+  );
+
+  it.each(rules)(
+    '%s does nothing with proof before the taint is seen on the node',
+    (_, rule, world, request) => {
+      const spec = { at: 60, power: stopped(60), node: {}, ...world };
+      expect(checkFence(rule, spec, aRequest(request), provenHistory())).toEqual(NotApplicable);
+    },
+  );
+});

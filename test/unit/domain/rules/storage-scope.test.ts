@@ -14,7 +14,7 @@ import {
 } from '../../../../lib/domain/rules/storage-scope.js';
 import type { ScopeConflict } from '../../../../lib/domain/storage-scope.js';
 import { aRequest, checkFence, freshHistory, observe, type Spec } from '../support/fixtures.js';
-import { aBlocklist, aStorage, IMAGE } from '../support/storage.js';
+import { aBlocklist, aStorage, IMAGE, storageCommittedHistory } from '../support/storage.js';
 
 const DAEMON: ScopeConflict = {
   kind: 'storage-daemon',
@@ -141,5 +141,41 @@ describe('the fence table refuses before any action', () => {
       'AddressSharedWithOtherNode',
       'AddressOfStorageDaemon',
     ]).not.toContain(decision.reason);
+  });
+});
+
+describe('the scope rules judge only a node whose release needs a storage fence', () => {
+  const scopeRules = [declaredAddressesValid, entriesFenceable, awayFromStorageDaemons] as const;
+  const loopbackPlan = {
+    ok: true as const,
+    value: {
+      ...aBlocklist(0, false),
+      expected: [{ kind: 'range' as const, entry: '127.0.0.1/32', source: 'InternalIP 127.0.0.1' }],
+    },
+  };
+  /** Every scope fault at once, on a storage answer. */
+  const faulty: Partial<ObservedStorage> = {
+    declaredError: MALFORMED,
+    conflicts: [DAEMON],
+    blocklist: loopbackPlan,
+  };
+
+  it('each refuses the faulty storage answer of a node holding an image', () => {
+    for (const rule of scopeRules)
+      expect(checkFence(rule, withStorage(faulty)), rule.id).toMatchObject({
+        phase: 'Refused',
+        action: null,
+      });
+  });
+
+  it('none applies to a node holding only disks, whatever the storage cluster answered', () => {
+    const disksOnly: Spec = { storage: { ...aStorage(aBlocklist(0, false)), ...faulty } };
+    for (const rule of scopeRules) expect(checkFence(rule, disksOnly), rule.id).toEqual(NotApplicable);
+  });
+
+  it('none applies once committed to a storage fence whose fencer no longer answers', () => {
+    const gone: Spec = { at: 20, storage: null, volumeAttachments: [IMAGE] };
+    for (const rule of scopeRules)
+      expect(checkFence(rule, gone, aRequest(), storageCommittedHistory()), rule.id).toEqual(NotApplicable);
   });
 });

@@ -381,3 +381,99 @@ describe('the evidence every decision starts with', () => {
     expect(baseEvidence(ctx)[1]).toBe(`instance ${INSTANCE}: provider error ProviderApiError: Rate exceeded`);
   });
 });
+
+describe('the storage fence action names every address the fence must cover', () => {
+  const declared = ['10.9.0.0/24'];
+  const witnessed = ['10.77.0.2', '10.77.0.3'];
+
+  it('carries the node’s InternalIPs, its declared ranges and the addresses the witness showed', () => {
+    const spec = {
+      at: 25,
+      storage: { ...aStorage(aBlocklist(25, false)), declared, witnessed },
+      volumeAttachments: [IMAGE],
+    };
+    const verdict = checkFence(confirmStorage, spec, aRequest(), storageCommittedHistory());
+    expect(verdict.kind === 'outcome' ? verdict.action : null).toEqual({
+      kind: 'storage-fence',
+      node: 'worker-1',
+      addresses: ['10.0.1.23'],
+      declared,
+      witnessed,
+      dryRun: false,
+    });
+  });
+
+  it('names no witnessed address when the witness showed none', () => {
+    for (const none of [undefined, []]) {
+      const storage = { ...aStorage(aBlocklist(25, false)), declared, ...(none ? { witnessed: none } : {}) };
+      const verdict = checkFence(
+        confirmStorage,
+        { at: 25, storage, volumeAttachments: [IMAGE] },
+        aRequest(),
+        storageCommittedHistory(),
+      );
+      expect(verdict.kind === 'outcome' ? verdict.action : null).toStrictEqual({
+        kind: 'storage-fence',
+        node: 'worker-1',
+        addresses: ['10.0.1.23'],
+        declared,
+        dryRun: false,
+      });
+    }
+  });
+
+  it('asks for nothing beyond the recorded entries when no storage fencer answers', () => {
+    const verdict = checkFence(
+      stillIsolated,
+      { at: 30, storage: null, volumeAttachments: [IMAGE] },
+      aRequest(),
+      storageProvenHistory(),
+    );
+    expect(verdict.kind === 'outcome' ? verdict.action : null).toStrictEqual({
+      kind: 'storage-fence',
+      node: 'worker-1',
+      addresses: [],
+      declared: [],
+      dryRun: false,
+    });
+  });
+});
+
+describe('addresses-unique without a range conflict to name', () => {
+  it('lists every address of the node that another Node reports', () => {
+    const storage = {
+      ...aStorage(aBlocklist(0, false)),
+      addresses: ['10.0.1.23', '10.0.2.23'],
+      otherNodesSharingAddresses: ['worker-7'],
+    };
+    expect(checkFence(addressesUnique, { storage, volumeAttachments: [IMAGE] })).toMatchObject({
+      evidence: ["node worker-1's addresses 10.0.1.23, 10.0.2.23 are also reported by node worker-7"],
+    });
+  });
+});
+
+describe('watches-gone on a node with both a fenced image and one no storage fencer serves', () => {
+  // The plan needs the machine off, the blocklist confirmed and the unserved image's watch expired.
+  const mixed = (storageProof: RunHistory['storageProof']): RunHistory => ({
+    ...provenHistory(),
+    isolation: { machine: true, storage: true, watch: true },
+    storageFenceRequestedAt: t(10),
+    storageProof,
+  });
+  const offNode: Spec = {
+    at: 60,
+    power: { state: 'stopped', observedAt: t(60) },
+    volumeAttachments: [IMAGE],
+  };
+
+  it('waits for nothing while the blocklist is not proven yet, though the machine is off', () => {
+    expect(checkFence(watchesGone, offNode, aRequest(), mixed(null))).toEqual(NotApplicable);
+  });
+
+  it('waits out the old watches once both proofs are held', () => {
+    expect(checkFence(watchesGone, offNode, aRequest(), mixed(aBlocklist(20, true)))).toMatchObject({
+      action: null,
+      waitSeconds: 25,
+    });
+  });
+});

@@ -204,6 +204,13 @@ describe('unfence-dry-run (SAFETY.md rule 8)', () => {
 });
 
 describe('remove-taint (SAFETY.md rule 6)', () => {
+  it('does not apply to a node that is not there, nor to one without its fence record', () => {
+    expect(checkUnfence(removeTaint, { ...back, node: null })).toEqual(NotApplicable);
+    expect(
+      checkUnfence(removeTaint, { ...back, node: { ready: 'True', outOfServiceTaints: [OUR_TAINT] } }),
+    ).toEqual(NotApplicable);
+  });
+
   it('removes exactly the fencer’s taint, conditionally on the observed resourceVersion', () => {
     expect(checkUnfence(removeTaint, back)).toMatchObject({
       phase: 'Unfence',

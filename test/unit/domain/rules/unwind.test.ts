@@ -6,9 +6,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decide } from '../../../../lib/domain/decide.js';
-import type { RunHistory } from '../../../../lib/domain/index.js';
-import { aRequest, observe, provenHistory, type Spec, t } from '../support/fixtures.js';
-import { aBlocklist, aStorage, IMAGE, RANGE, storageCommittedHistory } from '../support/storage.js';
+import { act, halt, wait } from '../../../../lib/domain/decision.js';
+import { Phase, Reason, type RunHistory } from '../../../../lib/domain/index.js';
+import { fenceContext } from '../../../../lib/domain/rules/context.js';
+import { entriesToUnwind, unwindStorage } from '../../../../lib/domain/rules/unwind.js';
+import { aRequest, fault, observe, provenHistory, type Spec, t } from '../support/fixtures.js';
+import { aBlocklist, aStorage, ENTRY, IMAGE, RANGE, storageCommittedHistory } from '../support/storage.js';
 
 const OTHER = { kind: 'range', entry: '10.0.9.9/32', source: 'configured range 10.0.9.9/32' } as const;
 
@@ -70,5 +73,68 @@ describe('unwind-storage: a run that ends before any release lifts its own entri
     const neverAsked = { ...blocklistedHistory(), storageFenceRequestedAt: null };
     expect(decide(observe(cameBack()), aRequest(), neverAsked).action).toBeNull();
     expect(decide(observe(cameBack()), aRequest({ dryRun: true }), blocklistedHistory()).action).toBeNull();
+  });
+});
+
+describe('entriesToUnwind: which of its own entries a run that ends early may lift', () => {
+  const SECOND = { kind: 'range', entry: '10.0.1.24/32', source: 'InternalIP 10.0.1.24' } as const;
+  const LAPSING = { kind: 'range', entry: '10.0.1.25/32', source: 'InternalIP 10.0.1.25' } as const;
+  const ctxAt = (storage: Spec['storage'], history: RunHistory = blocklistedHistory()) =>
+    fenceContext(observe({ at: 30, volumeAttachments: [IMAGE], storage }), aRequest(), history);
+
+  it('lifts nothing when the storage cluster was not read in this step', () => {
+    expect(entriesToUnwind(ctxAt(null))).toEqual([]);
+  });
+
+  it('lifts nothing when the storage cluster could not list the blocklist', () => {
+    expect(entriesToUnwind(ctxAt(aStorage(fault('connection refused'))))).toEqual([]);
+  });
+
+  it('lifts an entry that is listed but lapses too soon, never one that is not listed at all', () => {
+    const listed = aBlocklist(30, true);
+    const blocklist = {
+      ...listed,
+      expected: [ENTRY, SECOND, LAPSING],
+      confirmed: false,
+      // SECOND is not listed; LAPSING is listed, with an expiry too close to count.
+      missing: [SECOND, { ...LAPSING, until: t(40) }],
+    };
+    expect(entriesToUnwind(ctxAt(aStorage(blocklist)))).toEqual([RANGE, LAPSING.entry]);
+  });
+});
+
+describe('unwindStorage: only a run that ends lifts, and it keeps why it ends', () => {
+  const SECOND = { kind: 'range', entry: '10.0.1.24/32', source: 'InternalIP 10.0.1.24' } as const;
+  const listed = aBlocklist(30, true);
+  const both = [...listed.found, { ...SECOND, until: t(3600) }];
+  const ctx = fenceContext(
+    observe({
+      at: 30,
+      volumeAttachments: [IMAGE],
+      storage: aStorage({ ...listed, expected: both, found: both }),
+    }),
+    aRequest(),
+    blocklistedHistory(),
+  );
+
+  it.each([
+    ['Refused', halt(Phase.Refused, Reason.NodeCameBack, ['node worker-1 is Ready=True'])],
+    ['Failed', halt(Phase.Failed, Reason.PowerOffNotConfirmed, ['deadline was then'])],
+  ])('lifts every entry of its own, named in the message, before a run that ends %s', (_, ending) => {
+    expect(unwindStorage(ctx, ending)).toMatchObject({
+      phase: 'StorageFence',
+      action: { kind: 'storage-lift', node: 'worker-1', entries: [RANGE, SECOND.entry] },
+      reason: ending.reason,
+      evidence: ending.evidence,
+      message: `The run ends before any release (${ending.message}); lifting the blocklist entries it added: ${RANGE}, ${SECOND.entry}.`,
+    });
+  });
+
+  it.each([
+    ['a wait', wait(Phase.ConfirmOff, 5, 'Waiting for the instance to be off.')],
+    ['an action', act(Phase.PowerOff, null, 'Forcing the instance off.')],
+    ['a dry-run report', act(Phase.DryRunReported, null, 'Dry run: would stop.')],
+  ])('leaves the entries in place when the step is %s, not the end of the run', (_, step) => {
+    expect(unwindStorage(ctx, step)).toBeNull();
   });
 });
