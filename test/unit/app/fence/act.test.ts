@@ -403,6 +403,21 @@ describe('perform: storage fence and lift', () => {
     expect(result).toEqual({ summary: 'node-a: every blocklist entry already listed' });
   });
 
+  it('fences the addresses the witness showed holding the node’s images too', async () => {
+    const w = world({ fence: { kind: 'already-fenced', evidence: evidence(true) } });
+    await perform(w.deps, { ...fence(false), witnessed: ['10.20.0.7'] } as Action, null);
+
+    expect(withoutSignal(w.calls[0]?.args ?? [])).toEqual([
+      {
+        node: 'node-a',
+        addresses: ['10.0.0.5', 'fd00::5'],
+        declared: ['10.5.0.0/24'],
+        witnessed: ['10.20.0.7'],
+      },
+      { dryRun: false },
+    ]);
+  });
+
   it('names what it added, what was there already, and whether the read-back confirmed it', async () => {
     const w = world({
       fence: {

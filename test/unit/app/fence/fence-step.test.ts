@@ -15,7 +15,8 @@ import type {
   InstanceInspection,
   PowerOffOutcome,
 } from '../../../../lib/ports/compute-fencer.js';
-import { inspectionOf } from '../support/ports.js';
+import type { StorageFenceTarget } from '../../../../lib/ports/storage-fencer.js';
+import { inspectionOf, recordingCephFencer } from '../support/ports.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const INSTANCE = 'i-0123456789abcdef0';
@@ -414,5 +415,46 @@ describe('what a fence step reads', () => {
     const draining = fakes({ inspect: stopped, now: later });
     await fenceStep(draining.deps, proven);
     expect(draining.reads).toContain('attachedDisks');
+  });
+});
+
+/** A run that committed (a minute ago) to the isolation `plan`, its witness having shown `witnessed`. */
+const committed = (
+  plan: { machine: boolean; storage: boolean },
+  witnessed?: readonly string[],
+): FenceStepState => ({
+  request: request(),
+  history: {
+    ...startRun('run-1', ago(120)),
+    target: { node: 'node-a', nodeUid: 'uid-a', provider: 'aws', instanceId: INSTANCE },
+    decidedToFenceAt: ago(60),
+    isolation: { ...plan, watch: false },
+    storageBefore: [],
+    ...(witnessed ? { witnessed } : {}),
+  },
+  decision: null,
+});
+
+describe('what a committed step asks the storage cluster', () => {
+  /** The fakes' dependencies with a Ceph storage fencer that records each verify. */
+  function withCeph() {
+    const { deps } = fakes();
+    const verified: StorageFenceTarget[] = [];
+    return { deps: { ...deps, storage: [recordingCephFencer(verified, NOW.toISOString())] }, verified };
+  }
+
+  it('reads the blocklist for a run committed to a storage fence even once the node holds no image, with the addresses its witness showed', async () => {
+    const { deps, verified } = withCeph();
+    await fenceStep(deps, committed({ machine: false, storage: true }, ['10.20.0.7']));
+    expect(verified).toEqual([
+      { node: 'node-a', addresses: ['10.0.0.5'], declared: [], witnessed: ['10.20.0.7'] },
+    ]);
+  });
+
+  it('leaves the storage cluster alone in a run committed to the machine only, whose node holds no image', async () => {
+    const { deps, verified } = withCeph();
+    const next = await fenceStep(deps, committed({ machine: true, storage: false }));
+    expect(next.decision).toMatchObject({ rule: 'confirm-off', action: 'power-off' });
+    expect(verified).toEqual([]);
   });
 });

@@ -86,7 +86,41 @@ describe('observing a control-plane node', () => {
       controlPlane: true,
       controlPlaneSignals: ['static etcd pod kube-system/etcd-cp-1'],
     });
-    expect(reread.observation.node?.controlPlane).toBe(true);
+    expect(reread.observation.node).toMatchObject({
+      controlPlane: true,
+      controlPlaneSignals: ['static etcd pod kube-system/etcd-cp-1'],
+    });
+  });
+
+  it('keeps on the re-read both the signs of the node read again and those the step saw, each once', async () => {
+    const key = 'node-role.kubernetes.io/control-plane';
+    const etcd = aPod({ name: 'etcd-cp-1', mirror: true, component: 'etcd' });
+    const deps = depsFor(aNode({ [key]: '' }), [etcd]);
+
+    const observed = await observe(deps, 'cp-1', 'prod', options);
+    const reread = await withFreshNode(deps, observed, 'cp-1');
+
+    expect(reread.observation.node?.controlPlaneSignals).toEqual([
+      `label ${key}`,
+      'static etcd pod kube-system/etcd-cp-1',
+    ]);
+  });
+
+  it('sees on the re-read a node the step did not find, with no sign it did not see', async () => {
+    let reads = 0;
+    const node = aNode();
+    const deps = depsFor(node, []);
+    const cluster = deps.cluster as Cluster;
+    const getNode = cluster.getNode;
+    // Not there when the step looked; there when it reads the node again.
+    cluster.getNode = async (name) => (reads++ === 0 ? null : getNode(name));
+
+    const observed = await observe(deps, 'cp-1', 'prod', options);
+    expect(observed.observation.node).toBeNull();
+    const reread = await withFreshNode(deps, observed, 'cp-1');
+
+    expect(reread.observation.node).toMatchObject({ name: 'cp-1', controlPlane: false });
+    expect(reread.observation.node?.controlPlaneSignals).toBeUndefined();
   });
 
   it('does not take a pod that merely carries the name for a static pod', async () => {

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { observe } from '../../../../lib/app/fence/observe.js';
 import { decide } from '../../../../lib/domain/decide.js';
-import type { NodeView, PersistentVolumeView } from '../../../../lib/ports/cluster.js';
+import type { NodeView, PersistentVolumeView, VolumeAttachmentView } from '../../../../lib/ports/cluster.js';
 import type {
   StorageFencer,
   StorageFenceTarget,
@@ -47,15 +47,35 @@ const pv = (name: string, handle: string): PersistentVolumeView => ({
   attributes: { pool: 'rbd', imageName: `csi-vol-${name}` },
 });
 
-function world(volumesInUse: readonly string[], volumes: readonly PersistentVolumeView[]) {
+/** The node's attachment of an RBD image, by the PersistentVolume `pv` (none: an attachment of no PV). */
+const attachment = (name: string, pv?: string): VolumeAttachmentView => ({
+  name,
+  uid: `uid-${name}`,
+  nodeName: 'node-a',
+  attacher: RBD,
+  ...(pv ? { persistentVolumeName: pv } : {}),
+  attached: true,
+  finalizers: [],
+  createdAt: '2026-12-03T09:00:00.000Z',
+});
+
+function world(
+  volumesInUse: readonly string[],
+  volumes: readonly PersistentVolumeView[],
+  volumeAttachments: readonly VolumeAttachmentView[] = [],
+) {
   const asked: StorageImageRef[][] = [];
   const lists: number[] = [];
+  const reads: string[] = [];
   const cluster = oneNodeCluster(
     { ...node, volumesInUse: [...volumesInUse] },
     READ_AT,
-    {},
+    { volumeAttachments },
     {
-      getPersistentVolume: async (name) => volumes.find((v) => v.name === name) ?? null,
+      getPersistentVolume: async (name) => {
+        reads.push(name);
+        return volumes.find((v) => v.name === name) ?? null;
+      },
       listPersistentVolumes: async () => {
         lists.push(1);
         return volumes;
@@ -83,7 +103,7 @@ function world(volumesInUse: readonly string[], volumes: readonly PersistentVolu
     },
   };
   const deps = storageOnlyDeps(cluster, storage, READ_AT);
-  return { deps, asked, lists, verified };
+  return { deps, asked, lists, reads, verified };
 }
 const options = { claimTtlSeconds: 300, withDisks: false, providerBudgetMs: 1000 };
 
@@ -114,5 +134,22 @@ describe("the witness and the kubelet's volumesInUse", () => {
     const decision = decide(observation, aRequest({ node: 'node-a', dryRun: true }), freshHistory());
     expect(decision).toMatchObject({ phase: 'Refused', reason: 'WitnessRequired', action: null });
     expect(decision.evidence.join('\n')).toContain(`the witness could not read ${inUse('h-gone')}`);
+  });
+
+  it('reads the images of the node’s attachments by their PersistentVolumes, and no list of them all', async () => {
+    const { deps, asked, lists, reads } = world(
+      [],
+      [pv('pv-1', 'h-1'), pv('pv-2', 'h-2')],
+      [attachment('csi-1', 'pv-1'), attachment('csi-x')],
+    );
+
+    const { observation } = await observe(deps, 'node-a', 'prod', options);
+
+    expect(asked).toEqual([[{ pool: 'rbd', image: 'csi-vol-pv-1' }]]);
+    // An attachment that names no PersistentVolume has nothing to read; no image in use is left over.
+    expect(reads).toEqual(['pv-1']);
+    expect(lists).toEqual([]);
+    expect(observation.storage?.unwitnessed).toBeUndefined();
+    expect(observation.storage?.witnessed).toEqual(['10.20.0.7']);
   });
 });
