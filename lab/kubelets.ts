@@ -87,6 +87,8 @@ export class KubeletFleet {
   private watching = false;
   private ticks = 0;
   private ticking = false;
+  /** How many loops have started: a loop that starts after a node is silenced leaves it alone. */
+  private loopsStarted = 0;
   /** A change came while the loop was busy: look again when it ends. */
   private kickedWhileBusy = false;
   private lastError: string | undefined;
@@ -211,7 +213,8 @@ export class KubeletFleet {
   async silence(name: string): Promise<void> {
     this.requireNode(name);
     this.modes.set(name, 'silent');
-    while (this.ticking) await new Promise((r) => setTimeout(r, 50));
+    const underWay = this.loopsStarted;
+    while (this.ticking && this.loopsStarted === underWay) await new Promise((r) => setTimeout(r, 50));
   }
 
   /**
@@ -246,6 +249,7 @@ export class KubeletFleet {
       return;
     }
     this.ticking = true;
+    this.loopsStarted++;
     if (timed) this.ticks++;
     try {
       const alive = [...this.nodes.keys()].filter((n) => this.modes.get(n) === 'alive');
