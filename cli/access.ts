@@ -13,6 +13,7 @@ import { type EndpointIdentity, reviewAccess } from '../lib/adapters/kubernetes/
 import type { ApiEndpoint } from '../lib/adapters/kubernetes/api/endpoint.js';
 import { KubeCluster } from '../lib/adapters/kubernetes/index.js';
 import {
+  controllerPermissions,
   DIAGNOSE_PERMISSIONS,
   fencePermissions,
   limitsPermissions,
@@ -22,7 +23,7 @@ import {
   SWEEP_REMEDIATE_PERMISSIONS,
   UNFENCE_PERMISSIONS,
 } from '../lib/adapters/kubernetes/permissions.js';
-import type { FencerDeps } from '../lib/app/shared/deps.js';
+import type { ComposedDeps } from '../lib/compose.js';
 import type { Permission } from '../lib/domain/access-errors.js';
 import { isKnownOlderThanOutOfService } from '../lib/domain/strategy.js';
 import type { ConnectionOptions } from './options.js';
@@ -35,7 +36,8 @@ export type ClusterUse =
   | { readonly command: 'status'; readonly timeline: boolean }
   | { readonly command: 'sweep'; readonly remediate: boolean }
   | { readonly command: 'diagnose' }
-  | { readonly command: 'limits'; readonly set: boolean };
+  | { readonly command: 'limits'; readonly set: boolean }
+  | { readonly command: 'controller'; readonly lease: { readonly namespace: string; readonly name: string } };
 
 /**
  * Whether a fence may delete VolumeAttachments: `legacy` asks for it always, `auto` on a server known to be
@@ -66,12 +68,14 @@ const permissionsFor = async (use: ClusterUse, endpoint: ApiEndpoint): Promise<r
       return DIAGNOSE_PERMISSIONS;
     case 'limits':
       return limitsPermissions(use.set);
+    case 'controller':
+      return controllerPermissions(use.lease);
   }
 };
 
 /** A command's dependencies, and what the kubeconfig context said. */
 export interface Connected {
-  readonly deps: FencerDeps;
+  readonly deps: ComposedDeps;
   readonly context: string;
   /** `-n`, else the context's namespace, else `default`. */
   readonly namespace: string;
@@ -83,7 +87,12 @@ export interface Connected {
  */
 export async function connect(
   options: ConnectionOptions,
-  need: { readonly use: ClusterUse; readonly cloud: boolean },
+  need: {
+    readonly use: ClusterUse;
+    readonly cloud: boolean;
+    /** In a pod and given no kubeconfig: use the pod's ServiceAccount (`fencer controller`). */
+    readonly inCluster?: boolean;
+  },
 ): Promise<Connected> {
   // With Alibaba Cloud configured (ALIBABA_CLOUD_REGION) an AWS region is optional: ECS-only clusters.
   const alibaba =
@@ -99,13 +108,7 @@ export async function connect(
     ? await (await import('./compose.js')).alibabaFencerFromEnv(process.env)
     : undefined;
   const aws = need.cloud && Boolean(options.region);
-  const selected = selectKubeconfigContext({ path: options.kubeconfig, context: options.context });
-  const endpoint = contextEndpoint(selected);
-  const who: EndpointIdentity = {
-    context: selected.context,
-    user: selected.userName,
-    ...(selected.user.exec ? { plugin: describePlugin(selected.user.exec) } : {}),
-  };
+  const { endpoint, who, namespace } = await clusterEndpoint(options, need.inCluster === true);
   const [review, credentials] = await Promise.allSettled([
     permissionsFor(need.use, endpoint).then((permissions) => reviewAccess(endpoint, permissions, who)),
     aws
@@ -117,9 +120,35 @@ export async function connect(
   const awsCredentials: AwsCredentialsProvider | undefined = credentials.value;
   const { composeCliDeps } = await import('./compose.js');
   const deps = await composeCliDeps(options, { endpoint, awsCredentials, alibabaFencer }, need.cloud);
+  return { deps, context: who.context, namespace: options.namespace ?? namespace };
+}
+
+/**
+ * The API server to use: the kubeconfig's (as kubectl reads it), or, for a process in a pod that was
+ * given no kubeconfig (`inCluster`), its ServiceAccount's.
+ */
+async function clusterEndpoint(
+  options: ConnectionOptions,
+  inCluster: boolean,
+): Promise<{ endpoint: ApiEndpoint; who: EndpointIdentity; namespace: string }> {
+  if (inCluster && !options.kubeconfig && !process.env.KUBECONFIG) {
+    const access = await import('../lib/adapters/kubernetes/access/in-cluster.js');
+    if (access.inCluster(process.env)) {
+      return {
+        endpoint: access.inClusterEndpoint(process.env),
+        who: { context: 'in-cluster', user: "the pod's ServiceAccount" },
+        namespace: process.env.POD_NAMESPACE ?? 'default',
+      };
+    }
+  }
+  const selected = selectKubeconfigContext({ path: options.kubeconfig, context: options.context });
   return {
-    deps,
-    context: selected.context,
-    namespace: options.namespace ?? selected.namespace,
+    endpoint: contextEndpoint(selected),
+    who: {
+      context: selected.context,
+      user: selected.userName,
+      ...(selected.user.exec ? { plugin: describePlugin(selected.user.exec) } : {}),
+    },
+    namespace: selected.namespace,
   };
 }

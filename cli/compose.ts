@@ -6,8 +6,7 @@ import {
   cephRbdSettingsFromEnv,
 } from '../lib/adapters/ceph-rbd/settings.js';
 import type { ApiEndpoint } from '../lib/adapters/kubernetes/api/endpoint.js';
-import type { FencerDeps } from '../lib/app/shared/deps.js';
-import { composeDeps } from '../lib/compose.js';
+import { type ComposedDeps, composeDeps } from '../lib/compose.js';
 import { parseAlibabaSettings } from '../lib/config/alibaba-settings.js';
 import { controlPlaneLabelsFromEnv } from '../lib/config/control-plane-labels.js';
 import { CredentialsError } from '../lib/domain/access-errors.js';
@@ -60,7 +59,7 @@ export async function composeCliDeps(
   options: ConnectionOptions,
   access: CheckedAccess,
   cloud: boolean,
-): Promise<FencerDeps> {
+): Promise<ComposedDeps> {
   const log = createLogger({ silent: !options.logJson, stderr: true });
   if (!cloud) return composeDeps({ endpoint: access.endpoint, log });
   const alibaba = access.alibabaFencer;

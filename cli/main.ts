@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Command, type CommanderError } from 'commander';
 import { registerCompletion } from './commands/completion.js';
+import { registerController } from './commands/controller.js';
 import { registerDemo } from './commands/demo.js';
 import { registerDiagnose } from './commands/diagnose.js';
 import { registerFence } from './commands/fence.js';
@@ -56,6 +57,7 @@ const program = new Command()
 addGlobalOptions(program);
 
 registerFence(program);
+registerController(program);
 registerUnfence(program);
 registerStatus(program);
 registerSweep(program);

@@ -69,7 +69,10 @@ function storageFencers(config: FencerConfig): FencerDeps['storage'] {
 }
 
 /** Builds the use cases' dependencies from configuration. */
-export function composeDeps(config: FencerConfig): FencerDeps {
+/** The dependencies as composed here: the use cases' own, with the Kubernetes adapter itself (its watches and Leases). */
+export type ComposedDeps = FencerDeps & { readonly cluster: KubeCluster };
+
+export function composeDeps(config: FencerConfig): ComposedDeps {
   const log = config.log ?? createLogger();
   return {
     cluster: new KubeCluster(config.endpoint, {

@@ -23,6 +23,7 @@ import type {
   VolumeAttachmentFilter,
   VolumeAttachmentView,
 } from '../../ports/cluster.js';
+import type { NodeChange, NodeChanges } from '../../ports/node-changes.js';
 import { ApiClient } from './api/api-client.js';
 import type { ApiEndpoint } from './api/endpoint.js';
 import { apiPaths } from './api/paths.js';
@@ -30,8 +31,10 @@ import { ClaimLease } from './claim-lease.js';
 import { deleteVolumeAttachment, forceDeletePod } from './deletions.js';
 import { toKubernetesApiError } from './errors.js';
 import { recordNodeEvent } from './events.js';
+import { LeaderLease } from './leader-lease.js';
 import { readLease } from './lease-read.js';
 import { type KubeClusterLogger, silentLogger } from './logger.js';
+import { followNodes } from './node-changes.js';
 import { listNodeProviderIds, listNodeReadiness } from './node-summaries.js';
 import { NodeWriter } from './node-writer.js';
 import { RawLister } from './raw-list.js';
@@ -82,7 +85,7 @@ export const LARGE_LIST_PAGE_SIZE = 2000;
  * API server's own (`dryRun=All`: validated and admitted, never persisted). Fencing claims are always
  * real.
  */
-export class KubeCluster implements Cluster {
+export class KubeCluster implements Cluster, NodeChanges {
   readonly #api: ApiClient;
   readonly #fieldManager: string;
   readonly #reportingInstance: string;
@@ -280,5 +283,14 @@ export class KubeCluster implements Cluster {
 
   waitForNodeChange(node: string, timeoutMs: number, signal?: AbortSignal): Promise<'changed' | 'timeout'> {
     return waitForNodeChange({ api: this.#api, logger: this.#logger }, node, timeoutMs, signal);
+  }
+
+  followNodes(onChange: (change: NodeChange | null) => void, signal: AbortSignal): Promise<void> {
+    return followNodes(this.#api, this.#logger, onChange, signal);
+  }
+
+  /** The controller's leader Lease, written by this client's field manager. */
+  leaderLock(namespace: string, name: string): LeaderLease {
+    return new LeaderLease(this.#api, { namespace, name, fieldManager: this.#fieldManager });
   }
 }

@@ -109,6 +109,26 @@ export const SWEEP_REMEDIATE_PERMISSIONS: readonly Permission[] = [
   ...fencePermissions({ accelerate: true, deletesVolumeAttachments: false }),
 ];
 
+/** Where `fencer controller` keeps its leader Lease unless told otherwise (deploy/rbac.yaml grants it). */
+export const CONTROLLER_LEASE = { namespace: 'kube-system', name: 'kube-fencer-controller' } as const;
+
+/**
+ * `fencer controller`: every fence (with the force-deletion after the taint), un-fence and report-only
+ * sweep of its leader, the Node watch of every replica, and the leader Lease, by name except `create`.
+ */
+export function controllerPermissions(lease: {
+  readonly namespace: string;
+  readonly name: string;
+}): Permission[] {
+  return [
+    ...fencePermissions({ accelerate: true, deletesVolumeAttachments: false }),
+    ...UNFENCE_PERMISSIONS,
+    ...SWEEP_PERMISSIONS,
+    ...grant('coordination.k8s.io', 'leases', ['get', 'patch'], lease),
+    ...grant('coordination.k8s.io', 'leases', ['create'], { namespace: lease.namespace }),
+  ];
+}
+
 /** `diagnose`: the chain from a pod to its node, with each object's Events. Reads only. */
 export const DIAGNOSE_PERMISSIONS: readonly Permission[] = [
   ...grant('', 'pods', ['get', 'list']),

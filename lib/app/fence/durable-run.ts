@@ -18,6 +18,8 @@ export interface DurableRunOptions {
   /** How long this attempt may take: shorter than its runner's own timeout, so it ends cleanly. */
   readonly timeoutSeconds: number;
   readonly signal?: AbortSignal;
+  /** When `signal` aborts, hand the run over to the next runner instead of ending it (run-loop.ts). */
+  readonly handOverOnAbort?: boolean;
 }
 
 /** The run's report, and whether this attempt continued an earlier one. */
@@ -78,6 +80,7 @@ export async function runFenceDurably(
     runId: options.runId,
     timeoutSeconds: options.timeoutSeconds,
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.handOverOnAbort ? { handOverOnAbort: true } : {}),
     ...(saved ? { resume: { history: saved.history, decision: saved.decision } } : {}),
     // Before a power-off, so that a crash right after it is never a fresh start; after each step, so
     // that the proof, the taint and the end are kept.

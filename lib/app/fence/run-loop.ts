@@ -31,6 +31,12 @@ export interface RunOptions {
   readonly onState?: (state: FenceStepState) => Promise<void>;
   /** Fence runs only: called right before each real power-off with the state it commits to (lib/app/fence/fence-step.ts). */
   readonly beforeAction?: (state: FenceStepState) => Promise<void>;
+  /**
+   * Fence runs only: when `signal` aborts, the run is handed over to another runner (a controller that
+   * stopped leading), not ended: it keeps its claim and its checkpoint and records no timeout, so the
+   * next leader continues it under the same run id. @default false: an abort ends the run like a timeout
+   */
+  readonly handOverOnAbort?: boolean;
 }
 
 const RETRY_AFTER_ERROR_MS = 2000;
@@ -92,7 +98,15 @@ async function loop<S extends LoopState>(
     const repeated = decision.waitSeconds === 0 && steps.at(-2)?.rule === decision.rule;
     const waitSeconds = repeated ? MIN_REPEAT_WAIT_SECONDS : decision.waitSeconds;
     const waitMs = Math.min(waitSeconds * 1000, Math.max(0, deadline - Date.now()));
-    if (waitMs > 0) await waitBetween(state, waitMs, options.signal);
+    if (waitMs > 0) {
+      try {
+        await waitBetween(state, waitMs, options.signal);
+      } catch (error) {
+        // A wait cut short by a hand-over ends the loop; otherwise the abort (or the watch's error) is the caller's.
+        if (options.handOverOnAbort && options.signal?.aborted) break;
+        throw error;
+      }
+    }
   }
   return { state, steps, timedOut: true, ...(lastError ? { lastError } : {}) };
 }
@@ -177,7 +191,13 @@ export async function runFence(
     throw error;
   }
   const { state, steps, timedOut } = ran;
-  if (timedOut) {
+  const handedOver = timedOut && options.handOverOnAbort === true && options.signal?.aborted === true;
+  if (handedOver) {
+    deps.log.info('run handed over: this runner stopped; its claim and checkpoint stay for the next', {
+      node: request.node,
+      runId: history.runId,
+    });
+  } else if (timedOut) {
     await releaseClaim(deps, request, history.runId);
     await auditTimeout(deps, timeoutScope(request, options), steps.at(-1) ?? null, ran.lastError);
   }

@@ -1,0 +1,107 @@
+/**
+ * The Workflow port in the controller's own process: a started run is the same durable run Function
+ * Compute runs (lib/app/fence/durable-run.ts), the in-process reconcile loop recording a sealed
+ * checkpoint on the Node before its power-off and after each step that changes its memory. So a run the
+ * controller fences looks on the cluster as a serverless one does (the same claim, records, Events), and
+ * a leader that dies mid-run leaves behind what the next leader continues from (resume.ts), under the
+ * same run id, never powering off a second time.
+ *
+ * One workflow lives for one leadership term: the term's signal stops its runs (each gives its claim
+ * back, lib/app/fence/run-loop.ts) and `drain` waits for them. Names are remembered for the term, so
+ * a trigger repeated within it starts nothing; a new term starts with the cluster's records alone.
+ */
+import type { FenceRequest } from '../../domain/request.js';
+import type { ExistingRunStatus, FenceRunInput, StartResult, Workflow } from '../../ports/workflow.js';
+import type { DurableRunReport } from '../fence/durable-run.js';
+import { runFenceDurably } from '../fence/durable-run.js';
+import type { RunCheckpoints } from '../fence/run-checkpoint.js';
+import type { FencerDeps } from '../shared/deps.js';
+
+/** Outcomes after which a run's name is not used again for the incident (as Step Functions' succeeded runs). */
+const GOOD_OUTCOMES: ReadonlySet<string> = new Set(['fenced', 'dry-run']);
+
+export interface InProcessWorkflowOptions {
+  /** The sealed checkpoints of one run (the composition root holds the seal key). */
+  readonly checkpointsFor: (runId: string) => RunCheckpoints;
+  /** How long one run may take before it gives up (outcome failed, reason Timeout). */
+  readonly runTimeoutSeconds: number;
+  /** The leadership term: its end stops every run. */
+  readonly term: AbortSignal;
+  /** Told when a run ends, whatever its end (metrics, logs). */
+  readonly onEnded?: (ended: EndedRun) => void;
+}
+
+export interface EndedRun {
+  readonly name: string;
+  readonly request: FenceRequest;
+  readonly report: DurableRunReport | null;
+  readonly error: Error | null;
+  /** Stopped because the term ended, not ended: the next leader continues it. */
+  readonly handedOver: boolean;
+}
+
+interface RunEntry {
+  status: ExistingRunStatus;
+  readonly done: Promise<void>;
+}
+
+export class InProcessWorkflow implements Workflow {
+  readonly #deps: FencerDeps;
+  readonly #options: InProcessWorkflowOptions;
+  readonly #runs = new Map<string, RunEntry>();
+
+  constructor(deps: FencerDeps, options: InProcessWorkflowOptions) {
+    this.#deps = deps;
+    this.#options = options;
+  }
+
+  /** Runs going now. */
+  get inFlight(): number {
+    return [...this.#runs.values()].filter((r) => r.status === 'running').length;
+  }
+
+  /** Whether a run of this name has been started in this term. */
+  has(name: string): boolean {
+    return this.#runs.has(name);
+  }
+
+  async start(name: string, input: FenceRunInput): Promise<StartResult> {
+    const existing = this.#runs.get(name);
+    if (existing) return { kind: 'exists', runId: name, status: existing.status };
+    if (this.#options.term.aborted) throw new Error('this replica no longer leads: it starts no run');
+    const entry: RunEntry = { status: 'running', done: Promise.resolve() };
+    const done = this.#run(name, input.request, entry);
+    this.#runs.set(name, Object.assign(entry, { done }));
+    return { kind: 'started', runId: name };
+  }
+
+  /** Waits until every run of the term has ended (after the term's signal, each ends within a step). */
+  async drain(): Promise<void> {
+    await Promise.all([...this.#runs.values()].map((r) => r.done));
+  }
+
+  async #run(name: string, request: FenceRequest, entry: RunEntry): Promise<void> {
+    let report: DurableRunReport | null = null;
+    let error: Error | null = null;
+    try {
+      report = await runFenceDurably(this.#deps, request, this.#options.checkpointsFor(name), {
+        runId: name,
+        timeoutSeconds: this.#options.runTimeoutSeconds,
+        signal: this.#options.term,
+        handOverOnAbort: true,
+      });
+      entry.status = GOOD_OUTCOMES.has(report.outcome) ? 'succeeded' : 'failed';
+    } catch (thrown) {
+      error = thrown as Error;
+      entry.status = 'failed';
+      this.#deps.log.error('fencing run ended with an error', {
+        runId: name,
+        node: request.node,
+        error: error.name,
+        message: error.message,
+      });
+    }
+    const handedOver = this.#options.term.aborted && (error !== null || report?.reason === 'Timeout');
+    this.#options.onEnded?.({ name, request, report, error, handedOver });
+  }
+}
