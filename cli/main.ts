@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Command, type CommanderError } from 'commander';
+import { registerAgent } from './commands/agent.js';
 import { registerCompletion } from './commands/completion.js';
 import { registerController } from './commands/controller.js';
 import { registerDemo } from './commands/demo.js';
@@ -64,6 +65,7 @@ registerSweep(program);
 registerDiagnose(program);
 registerLimits(program);
 registerDemo(program);
+registerAgent(program);
 registerCompletion(program);
 
 try {

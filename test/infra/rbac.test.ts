@@ -80,13 +80,13 @@ describe('deploy/rbac.yaml', () => {
     expect(clusterWideLeases).toEqual([]);
   });
 
-  it('writes only the claims Lease, by name (create cannot be limited by name)', () => {
+  it('writes only the claims Lease and the controller’s leader Lease, by name (create cannot be limited by name)', () => {
     expect(named('Role', 'kube-fencer-claims')?.rules).toEqual([
       { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
       {
         apiGroups: ['coordination.k8s.io'],
         resources: ['leases'],
-        resourceNames: ['kube-fencer'],
+        resourceNames: ['kube-fencer', 'kube-fencer-controller'],
         verbs: ['get', 'update', 'patch'],
       },
     ]);

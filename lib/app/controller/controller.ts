@@ -48,7 +48,10 @@ export class FencerController {
       lease: this.#deps.lock.describe(),
     });
     try {
-      await this.#elector.run((term) => new Term(this.#deps, this.#settings, term).run(), signal);
+      await this.#elector.run(
+        (term, leadership) => new Term(this.#deps, this.#settings, term, leadership).run(),
+        signal,
+      );
     } finally {
       this.#ready = false;
     }

@@ -27,6 +27,8 @@ export interface InProcessWorkflowOptions {
   readonly runTimeoutSeconds: number;
   /** The leadership term: its end stops every run. */
   readonly term: AbortSignal;
+  /** Whether this replica still leads, asked of the Lease itself right before each power-off. */
+  readonly confirmLeading: () => Promise<boolean>;
   /** Told when a run ends, whatever its end (metrics, logs). */
   readonly onEnded?: (ended: EndedRun) => void;
 }
@@ -89,6 +91,11 @@ export class InProcessWorkflow implements Workflow {
         timeoutSeconds: this.#options.runTimeoutSeconds,
         signal: this.#options.term,
         handOverOnAbort: true,
+        beforePowerOff: async () => {
+          if (!(await this.#options.confirmLeading())) {
+            throw new Error('this replica no longer leads: the power-off is left to the leader');
+          }
+        },
       });
       entry.status = GOOD_OUTCOMES.has(report.outcome) ? 'succeeded' : 'failed';
     } catch (thrown) {

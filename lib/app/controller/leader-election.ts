@@ -42,8 +42,19 @@ const realClock: ElectionClock = {
   sleep: (ms, signal) => sleepFor(ms, undefined, { signal }).catch(() => {}),
 };
 
+/** What a term can ask of the election while it leads. */
+export interface Leadership {
+  /**
+   * Whether this replica still leads, read from the Lease now (not remembered): it holds the Lease and
+   * renewed it within the renew deadline. A replica that finds it does not steps down at once (its term
+   * aborts) before answering false. Asked right before an action that must be taken once (a power-off),
+   * so that a leader paused past its lease (a long GC, a frozen VM) does not act after another took over.
+   */
+  confirm(): Promise<boolean>;
+}
+
 /** What the leader runs for as long as it leads: `term` aborts when it steps down. */
-export type LeadFn = (term: AbortSignal) => Promise<void>;
+export type LeadFn = (term: AbortSignal, leadership: Leadership) => Promise<void>;
 
 export interface LeaderElectorOptions {
   readonly lock: LeaderLock;
@@ -72,6 +83,8 @@ export class LeaderElector {
   /** The record as last seen, and when (monotonic): a holder's silence is counted from here. */
   #observed: { key: string; atMs: number } | null = null;
   #leading = false;
+  /** When this replica last renewed the Lease (monotonic). */
+  #renewedAtMs = 0;
 
   constructor(options: LeaderElectorOptions) {
     this.#options = options;
@@ -104,11 +117,12 @@ export class LeaderElector {
     const term = new AbortController();
     this.#setLeading(true);
     let failure: unknown = null;
-    const leading = lead(term.signal).catch((error: unknown) => {
+    this.#renewedAtMs = this.#clock.monotonicMs();
+    const leadership: Leadership = { confirm: () => this.#confirm(term) };
+    const leading = lead(term.signal, leadership).catch((error: unknown) => {
       failure = error;
       term.abort(error);
     });
-    let renewedAtMs = this.#clock.monotonicMs();
     const stop = (): void => term.abort(signal.reason);
     signal.addEventListener('abort', stop, { once: true });
     try {
@@ -116,8 +130,11 @@ export class LeaderElector {
         await this.#clock.sleep(this.#timing.retryPeriodSeconds * 1000, term.signal);
         if (term.signal.aborted) break;
         if (await this.#tryAcquireOrRenew()) {
-          renewedAtMs = this.#clock.monotonicMs();
-        } else if (this.#clock.monotonicMs() - renewedAtMs >= this.#timing.renewDeadlineSeconds * 1000) {
+          this.#renewedAtMs = this.#clock.monotonicMs();
+        } else if (
+          this.#clock.monotonicMs() - this.#renewedAtMs >=
+          this.#timing.renewDeadlineSeconds * 1000
+        ) {
           this.#options.log.warn(
             'leadership lost: the Lease could not be renewed within the renew deadline',
             {
@@ -145,6 +162,20 @@ export class LeaderElector {
       identity: this.#options.identity,
     });
     this.#options.onLeadership?.(leading);
+  }
+
+  async #confirm(term: AbortController): Promise<boolean> {
+    if (term.signal.aborted) return false;
+    const fresh = this.#clock.monotonicMs() - this.#renewedAtMs < this.#timing.renewDeadlineSeconds * 1000;
+    const read = await this.#options.lock.read().catch(() => null);
+    if (fresh && read?.record?.holder === this.#options.identity) return true;
+    this.#options.log.warn('leadership not confirmed before an action: stepping down', {
+      lease: this.#options.lock.describe(),
+      identity: this.#options.identity,
+      holder: read?.record?.holder ?? null,
+    });
+    term.abort(new Error('leadership not confirmed'));
+    return false;
   }
 
   /** Whether this replica holds the Lease after this attempt (client-go's tryAcquireOrRenew). */

@@ -12,6 +12,7 @@ import { healthCheck } from '../triggers/health-check.js';
 import { sweepFencingStarter } from '../triggers/sweep-starter.js';
 import type { TriggerDeps, TriggerSettings } from '../triggers/trigger-types.js';
 import { type EndedRun, InProcessWorkflow } from './in-process-workflow.js';
+import type { Leadership } from './leader-election.js';
 import { takeOverRuns } from './resume.js';
 import type { ControllerDeps, ControllerSettings } from './settings.js';
 import { ReturnedNodes } from './unfence-returned.js';
@@ -38,7 +39,12 @@ export class Term {
   readonly #dueAt = new Map<string, number>();
   #missed = false;
 
-  constructor(deps: ControllerDeps, settings: ControllerSettings, signal: AbortSignal) {
+  constructor(
+    deps: ControllerDeps,
+    settings: ControllerSettings,
+    signal: AbortSignal,
+    leadership: Leadership,
+  ) {
     this.#deps = deps;
     this.#settings = settings;
     this.#signal = signal;
@@ -47,6 +53,7 @@ export class Term {
       checkpointsFor: deps.checkpointsFor,
       runTimeoutSeconds: settings.runTimeoutSeconds,
       term: signal,
+      confirmLeading: () => leadership.confirm(),
       onEnded: (ended) => this.#ended(ended),
     });
     this.#returned = settings.unfence

@@ -20,6 +20,11 @@ export interface DurableRunOptions {
   readonly signal?: AbortSignal;
   /** When `signal` aborts, hand the run over to the next runner instead of ending it (run-loop.ts). */
   readonly handOverOnAbort?: boolean;
+  /**
+   * Called right before each real power-off, before its checkpoint: throwing stops the step before it
+   * acts (a controller replica that no longer leads leaves the power-off to the leader).
+   */
+  readonly beforePowerOff?: () => Promise<void>;
 }
 
 /** The run's report, and whether this attempt continued an earlier one. */
@@ -85,6 +90,7 @@ export async function runFenceDurably(
     // Before a power-off, so that a crash right after it is never a fresh start; after each step, so
     // that the proof, the taint and the end are kept.
     beforeAction: async (state) => {
+      await options.beforePowerOff?.();
       await checkpoints.record(state);
     },
     onState: async (state) => {

@@ -77,6 +77,8 @@ async function loop<S extends LoopState>(
       state = await step(deps, state, { remainingMs: deadline - Date.now() });
     } catch (err) {
       const error = err as Error;
+      // A step stopped by a hand-over (its runner no longer leads) ends the loop; the next runner continues.
+      if (options.handOverOnAbort && options.signal?.aborted) break;
       if (!isRetryableError(error)) throw error;
       lastError = error;
       options.onRetry?.(error);
@@ -187,7 +189,8 @@ export async function runFence(
       (s, ms, signal) => waitBetweenFenceSteps(deps, s, ms, signal),
     );
   } catch (error) {
-    await releaseClaim(deps, request, history.runId);
+    if (!(options.handOverOnAbort && options.signal?.aborted))
+      await releaseClaim(deps, request, history.runId);
     throw error;
   }
   const { state, steps, timedOut } = ran;

@@ -259,6 +259,39 @@ describe('leader election', () => {
     await b.running;
   });
 
+  it('confirms leadership from the Lease itself before an action, and steps down at once when it is no longer held', async () => {
+    const lock = new MemoryLock();
+    const time = new VirtualTime();
+    const answers: boolean[] = [];
+    let term: AbortSignal | undefined;
+    let confirm: (() => Promise<boolean>) | undefined;
+    const stop = new AbortController();
+    const elector = new LeaderElector({
+      lock,
+      identity: 'a',
+      timing: TIMING,
+      log: silent,
+      clock: time.clock(),
+    });
+    const running = elector.run(async (signal, leadership) => {
+      term = signal;
+      confirm = () => leadership.confirm();
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    }, stop.signal);
+    await time.advance(1000);
+    answers.push(await (confirm as () => Promise<boolean>)());
+    // Another replica holds the Lease now (this one was paused past its lease and does not know yet).
+    lock.record = { ...(lock.record as LeaderRecord), holder: 'b' };
+    lock.version += 1;
+    answers.push(await (confirm as () => Promise<boolean>)());
+    expect(answers).toEqual([true, false]);
+    expect(term?.aborted).toBe(true);
+    stop.abort();
+    await time.advance(3000);
+    await running;
+    expect(lock.record?.holder).toBe('b');
+  });
+
   it('ends the run with the error of a term that failed, after giving the Lease back', async () => {
     const lock = new MemoryLock();
     const time = new VirtualTime();
