@@ -93,7 +93,7 @@ describe('fencer controller: two replicas, leader election, a leader killed mid-
       history?: { runId?: string; powerOffRequestedAt?: string | null };
     };
     runId = checkpoint.history?.runId ?? '';
-    expect(runId).toMatch(new RegExp(`^${lab.cluster}-node-a-[0-9a-f]{16}$`));
+    expect(runId).toMatch(new RegExp(`^kc-${lab.cluster}-node-a-[0-9a-f]{16}$`));
     expect(checkpoint.history?.powerOffRequestedAt).toBeTruthy();
     // Mid-run, the leader's metrics show the run going.
     expect(await leader.sample('kube_fencer_runs_in_flight')).toBe(1);

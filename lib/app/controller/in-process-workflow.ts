@@ -17,6 +17,17 @@ import { runFenceDurably } from '../fence/durable-run.js';
 import type { RunCheckpoints } from '../fence/run-checkpoint.js';
 import type { FencerDeps } from '../shared/deps.js';
 
+/**
+ * A controller run's id: its name with a prefix of its own, as Function Compute's are `kf-<name>`. The
+ * triggers of every deployment name a run alike (lib/app/triggers/start-run.ts), so without it a
+ * controller and a Step Functions deployment on one cluster would share run ids, and with them the
+ * node's fencing claim: with it, the claim lets one of them fence the node, never both at once.
+ */
+export const controllerRunId = (name: string): string => `kc-${name}`;
+
+/** The run name a controller run id was made from, or null for another runner's id. */
+export const runNameOf = (runId: string): string | null => (runId.startsWith('kc-') ? runId.slice(3) : null);
+
 /** Outcomes after which a run's name is not used again for the incident (as Step Functions' succeeded runs). */
 const GOOD_OUTCOMES: ReadonlySet<string> = new Set(['fenced', 'dry-run']);
 
@@ -62,19 +73,15 @@ export class InProcessWorkflow implements Workflow {
     return [...this.#runs.values()].filter((r) => r.status === 'running').length;
   }
 
-  /** Whether a run of this name has been started in this term. */
-  has(name: string): boolean {
-    return this.#runs.has(name);
-  }
-
   async start(name: string, input: FenceRunInput): Promise<StartResult> {
+    const runId = controllerRunId(name);
     const existing = this.#runs.get(name);
-    if (existing) return { kind: 'exists', runId: name, status: existing.status };
+    if (existing) return { kind: 'exists', runId, status: existing.status };
     if (this.#options.term.aborted) throw new Error('this replica no longer leads: it starts no run');
     const entry: RunEntry = { status: 'running', done: Promise.resolve() };
     const done = this.#run(name, input.request, entry);
     this.#runs.set(name, Object.assign(entry, { done }));
-    return { kind: 'started', runId: name };
+    return { kind: 'started', runId };
   }
 
   /** Waits until every run of the term has ended (after the term's signal, each ends within a step). */
@@ -86,8 +93,9 @@ export class InProcessWorkflow implements Workflow {
     let report: DurableRunReport | null = null;
     let error: Error | null = null;
     try {
-      report = await runFenceDurably(this.#deps, request, this.#options.checkpointsFor(name), {
-        runId: name,
+      const runId = controllerRunId(name);
+      report = await runFenceDurably(this.#deps, request, this.#options.checkpointsFor(runId), {
+        runId,
         timeoutSeconds: this.#options.runTimeoutSeconds,
         signal: this.#options.term,
         handOverOnAbort: true,

@@ -15,6 +15,7 @@ import type { RunCheckpoints } from '../fence/run-checkpoint.js';
 import type { FencerDeps } from '../shared/deps.js';
 import { incidentOf, MAX_RUNS_PER_INCIDENT, runName } from '../triggers/start-run.js';
 import type { FenceRequestDefaults } from '../triggers/trigger-types.js';
+import { controllerRunId, runNameOf } from './in-process-workflow.js';
 
 export interface ResumeSettings {
   readonly cluster: string;
@@ -52,7 +53,9 @@ async function resumeCheckpointed(
   const taken = new Set<string>();
   for (const node of nodes) {
     const runId = claimedRunId(node);
-    if (!runId) continue;
+    // Another runner's checkpoint (a Function Compute run's) is its runner's to continue.
+    const name = runId ? runNameOf(runId) : null;
+    if (!runId || !name) continue;
     let request: FenceRequest | undefined;
     try {
       const checkpoint = await settings.checkpointsFor(runId).read(node.name, runId);
@@ -67,7 +70,7 @@ async function resumeCheckpointed(
       continue;
     }
     const now = deps.clock.now().toISOString();
-    await workflow.start(runId, {
+    await workflow.start(name, {
       request,
       trigger: trigger(node.name, now, `continued from its checkpoint by a new leader (run ${runId})`),
     });
@@ -92,10 +95,12 @@ async function adoptClaims(
     if (!node || taken.has(claim.node)) continue;
     const request = { ...settings.requestDefaults, node: node.name, cluster: settings.cluster };
     const incident = incidentOf(node);
-    const ours = Array.from({ length: MAX_RUNS_PER_INCIDENT }, (_, i) => runName(request, incident, i + 1));
-    if (!ours.includes(claim.runId)) continue;
+    const name = Array.from({ length: MAX_RUNS_PER_INCIDENT }, (_, i) =>
+      runName(request, incident, i + 1),
+    ).find((n) => controllerRunId(n) === claim.runId);
+    if (!name) continue;
     const now = deps.clock.now().toISOString();
-    await workflow.start(claim.runId, {
+    await workflow.start(name, {
       request,
       trigger: trigger(node.name, now, `claim adopted by a new leader (run ${claim.runId})`),
     });
