@@ -37,7 +37,12 @@ export type ClusterUse =
   | { readonly command: 'sweep'; readonly remediate: boolean }
   | { readonly command: 'diagnose' }
   | { readonly command: 'limits'; readonly set: boolean }
-  | { readonly command: 'controller'; readonly lease: { readonly namespace: string; readonly name: string } };
+  | {
+      readonly command: 'controller';
+      readonly lease: { readonly namespace: string; readonly name: string };
+      /** Serves medik8s NHC's remediations. */
+      readonly nhc: boolean;
+    };
 
 /**
  * Whether a fence may delete VolumeAttachments: `legacy` asks for it always, `auto` on a server known to be
@@ -69,13 +74,15 @@ const permissionsFor = async (use: ClusterUse, endpoint: ApiEndpoint): Promise<r
     case 'limits':
       return limitsPermissions(use.set);
     case 'controller':
-      return controllerPermissions(use.lease);
+      return controllerPermissions(use.lease, { nhc: use.nhc });
   }
 };
 
 /** A command's dependencies, and what the kubeconfig context said. */
 export interface Connected {
   readonly deps: ComposedDeps;
+  /** The API server and credentials the deps use (checked). */
+  readonly endpoint: ApiEndpoint;
   readonly context: string;
   /** `-n`, else the context's namespace, else `default`. */
   readonly namespace: string;
@@ -120,7 +127,7 @@ export async function connect(
   const awsCredentials: AwsCredentialsProvider | undefined = credentials.value;
   const { composeCliDeps } = await import('./compose.js');
   const deps = await composeCliDeps(options, { endpoint, awsCredentials, alibabaFencer }, need.cloud);
-  return { deps, context: who.context, namespace: options.namespace ?? namespace };
+  return { deps, endpoint, context: who.context, namespace: options.namespace ?? namespace };
 }
 
 /**

@@ -20,4 +20,6 @@ export const GO_MODULES = {
   k8sLegacy: join(REPO_ROOT, 'lab', 'go', 'k8s-legacy'),
   csi: join(REPO_ROOT, 'lab', 'go', 'csi'),
   csiAddons: join(REPO_ROOT, 'lab', 'go', 'csi-addons'),
+  /** Helm, for the chart's tests (lab/build/helm.ts). */
+  helm: join(REPO_ROOT, 'lab', 'go', 'helm'),
 } as const;

@@ -16,4 +16,6 @@ export const LAB_VERSIONS = {
   moto: '5.2.5',
   /** The csi-addons controller (NetworkFence), with the spec it speaks. */
   csiAddons: '0.14.0',
+  /** Helm, built from its Go module (lab/go/helm): lints and renders the chart (deploy/helm/kube-fencer). */
+  helm: '3.21.4',
 } as const;

@@ -12,7 +12,9 @@ one holding the leader Lease (--lease-namespace/--lease-name) acts:
     longer than --not-ready-threshold that holds ReadWriteOnce volumes gets the same fencing run as
     \`fencer fence\` (the same proofs, refusals, claims, records and Events), in this process;
   - the sweep, every --sweep-interval (report-only unless FENCER_SWEEP_REMEDIATE=true);
-  - un-fencing: a fenced node that comes back Ready is un-fenced once its machine was power-cycled.
+  - un-fencing: a fenced node that comes back Ready is un-fenced once its machine was power-cycled;
+  - with --nhc-remediation, medik8s Node Healthcheck's remediations (docs/nhc.md): a KubeFencerRemediation
+    for a node starts its fencing run and carries its conditions; deleting it un-fences the node.
 A leader that stops (killed, partitioned, rolled) is replaced within the lease duration; the new leader
 continues its runs from the checkpoints they keep on their Nodes, sealed with FENCER_CONTROLLER_SEAL_KEY
 (the same secret of 32+ characters on every replica), and never powers a machine off twice.
@@ -39,6 +41,7 @@ interface ControllerOptions extends ConnectionOptions {
   readonly sweepInterval: number;
   readonly runTimeout: number;
   readonly unfence: boolean;
+  readonly nhcRemediation: boolean;
   readonly leaseDuration: number;
   readonly renewDeadline: number;
   readonly retryPeriod: number;
@@ -87,6 +90,14 @@ export function registerController(program: Command): void {
       900,
     )
     .option('--no-unfence', 'do not un-fence nodes that come back after a power cycle')
+    .addOption(
+      new Option(
+        '--nhc-remediation',
+        "serve medik8s Node Healthcheck's KubeFencerRemediations (docs/nhc.md; the CRDs of deploy/crds must be installed)",
+      )
+        .env('FENCER_NHC_REMEDIATION')
+        .default(false),
+    )
     .option(
       '--lease-duration <duration>',
       'a silent leader keeps the Lease this long',

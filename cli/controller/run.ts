@@ -4,12 +4,14 @@
  * probes server, and the signals that stop it gracefully.
  */
 import type { Server } from 'node:http';
+import type { ApiEndpoint } from '../../lib/adapters/kubernetes/api/endpoint.js';
 import { FencerController } from '../../lib/app/controller/controller.js';
 import { assertTiming } from '../../lib/app/controller/leader-election.js';
 import { runCheckpoints } from '../../lib/compose.js';
 import { controlPlaneLabelsFromEnv } from '../../lib/config/control-plane-labels.js';
 import { parseControllerEnv } from '../../lib/config/controller-settings.js';
 import { parseSweepSettings } from '../../lib/config/sweep-settings.js';
+import { createLogger } from '../../lib/observability/index.js';
 import { PrometheusMetrics } from '../../lib/observability/prometheus.js';
 import { connect } from '../access.js';
 import type { ConnectionOptions } from '../options.js';
@@ -27,6 +29,7 @@ export interface ControllerRunOptions extends ConnectionOptions {
   readonly sweepInterval: number;
   readonly runTimeout: number;
   readonly unfence: boolean;
+  readonly nhcRemediation: boolean;
   readonly leaseDuration: number;
   readonly renewDeadline: number;
   readonly retryPeriod: number;
@@ -46,15 +49,29 @@ function electionTiming(options: ControllerRunOptions) {
   return timing;
 }
 
+/** medik8s NHC's remediations through the checked access, loaded only when served. */
+async function remediationsOf(endpoint: ApiEndpoint, identity: string) {
+  const log = createLogger({ stderr: true });
+  const [{ KubeRemediations }, { remediationCodec }] = await Promise.all([
+    import('../../lib/adapters/kubernetes/remediations.js'),
+    import('../../lib/config/remediation.js'),
+  ]);
+  return {
+    store: new KubeRemediations(endpoint, { logger: log, reportingInstance: identity }),
+    codec: remediationCodec,
+  };
+}
+
 /** Runs until SIGTERM or SIGINT; then stops leading, hands the runs over and exits. */
 export async function runController(options: ControllerRunOptions): Promise<void> {
   const election = electionTiming(options);
   const env = parseControllerEnv(process.env);
   const lease = { namespace: options.leaseNamespace, name: options.leaseName };
   const metrics = new PrometheusMetrics();
-  const { deps } = await connect(
+  const nhc = options.nhcRemediation === true || String(options.nhcRemediation) === 'true';
+  const { deps, endpoint } = await connect(
     { ...options, logJson: true },
-    { use: { command: 'controller', lease }, cloud: true, inCluster: true },
+    { use: { command: 'controller', lease, nhc }, cloud: true, inCluster: true },
   );
   const fencer = { ...deps, metrics };
   const sweepRequest = parseSweepSettings(process.env, {
@@ -67,6 +84,7 @@ export async function runController(options: ControllerRunOptions): Promise<void
       lock: deps.cluster.leaderLock(lease.namespace, lease.name),
       metrics,
       checkpointsFor: (runId) => runCheckpoints(fencer, runId, env.sealFor(runId)),
+      ...(nhc ? { remediations: await remediationsOf(endpoint, options.identity) } : {}),
     },
     {
       identity: options.identity,

@@ -156,6 +156,26 @@ export async function manualCure(lab: Lab, node: string): Promise<void> {
   await taintOutOfService(lab, node);
 }
 
+/**
+ * Waits until the volume has moved off `fromNode` to wherever the scheduler put the replacement (a lab
+ * of three nodes has two choices); returns that node.
+ */
+export async function waitForRecoveryElsewhere(
+  lab: Lab,
+  app: StatefulApp,
+  fromNode: string,
+): Promise<string> {
+  const pod = await waitForPod(
+    lab,
+    app.podName,
+    (p) => Boolean(p.spec?.nodeName) && p.spec?.nodeName !== fromNode && !p.metadata?.deletionTimestamp,
+    `${app.podName} scheduled off ${fromNode}`,
+  );
+  const toNode = pod.spec?.nodeName as string;
+  await waitForRecovery(lab, app, fromNode, toNode);
+  return toNode;
+}
+
 /** Waits until the volume has moved: old attachment gone, new one attached, pod Running on `toNode`. */
 export async function waitForRecovery(
   lab: Lab,

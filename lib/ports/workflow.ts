@@ -17,6 +17,8 @@ export const TriggerSource = {
   HealthCheck: 'health-check',
   Sweep: 'sweep',
   Manual: 'manual',
+  /** medik8s Node Healthcheck created a KubeFencerRemediation for the node (lib/app/remediation/). */
+  NhcRemediation: 'nhc-remediation',
 } as const;
 export type TriggerSource = (typeof TriggerSource)[keyof typeof TriggerSource];
 

@@ -20,7 +20,7 @@ import {
   waitForOneLeader,
   waitReplicaReady,
 } from '../../lab/scenarios/controller-process.js';
-import { waitForRecovery, waitNodeNotReady } from '../../lab/scenarios/incident.js';
+import { waitForRecoveryElsewhere, waitNodeNotReady } from '../../lab/scenarios/incident.js';
 import { deployStatefulApp, type StatefulApp } from '../../lab/scenarios/stateful-app.js';
 import { taintsOf, waitNodeReady } from '../support/lab-waits.js';
 
@@ -110,7 +110,7 @@ describe('fencer controller: two replicas, leader election, a leader killed mid-
     await eventually('node-a tainted', async () =>
       (await taintsOf(lab, 'node-a')).includes(OUT_OF_SERVICE) ? true : undefined,
     );
-    await waitForRecovery(lab, app, 'node-a', 'node-b');
+    await waitForRecoveryElsewhere(lab, app, 'node-a');
 
     const record = JSON.parse((await annotationsOf('node-a'))[RECORD] ?? '{}') as {
       runId?: string;

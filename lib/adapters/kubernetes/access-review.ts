@@ -83,6 +83,8 @@ interface ReviewStatus {
 }
 
 async function allowed(api: ApiClient, p: Permission): Promise<boolean> {
+  // RBAC names a subresource as `resource/subresource`; a review asks for the two apart.
+  const [resource, subresource] = p.resource.split('/');
   const review = await api.call<ReviewStatus>({
     method: 'POST',
     path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
@@ -93,7 +95,8 @@ async function allowed(api: ApiClient, p: Permission): Promise<boolean> {
         resourceAttributes: {
           verb: p.verb,
           group: p.group,
-          resource: p.resource,
+          resource,
+          ...(subresource ? { subresource } : {}),
           ...(p.namespace ? { namespace: p.namespace } : {}),
           ...(p.name ? { name: p.name } : {}),
         },

@@ -112,20 +112,31 @@ export const SWEEP_REMEDIATE_PERMISSIONS: readonly Permission[] = [
 /** Where `fencer controller` keeps its leader Lease unless told otherwise (deploy/rbac.yaml grants it). */
 export const CONTROLLER_LEASE = { namespace: 'kube-system', name: 'kube-fencer-controller' } as const;
 
+/** The NHC remediations (deploy/crds/rbac.yaml, kube-fencer-remediator): followed, their finalizer and status written. */
+const REMEDIATION_GROUP = 'remediation.kube-fencer.io';
+const remediations = [
+  // The finalizer is a patch of the object; the conditions, a patch of its status; Events, in its namespace.
+  ...grant(REMEDIATION_GROUP, 'kubefencerremediations', ['get', 'list', 'watch', 'patch']),
+  ...grant(REMEDIATION_GROUP, 'kubefencerremediations/status', ['patch']),
+  ...grant('', 'events', ['create']),
+];
+
 /**
  * `fencer controller`: every fence (with the force-deletion after the taint), un-fence and report-only
- * sweep of its leader, the Node watch of every replica, and the leader Lease, by name except `create`.
+ * sweep of its leader, the Node watch of every replica, and the leader Lease, by name except `create`;
+ * with `nhc`, the medik8s Node Healthcheck remediations it serves.
  */
-export function controllerPermissions(lease: {
-  readonly namespace: string;
-  readonly name: string;
-}): Permission[] {
+export function controllerPermissions(
+  lease: { readonly namespace: string; readonly name: string },
+  options: { readonly nhc: boolean } = { nhc: false },
+): Permission[] {
   return [
     ...fencePermissions({ accelerate: true, deletesVolumeAttachments: false }),
     ...UNFENCE_PERMISSIONS,
     ...SWEEP_PERMISSIONS,
     ...grant('coordination.k8s.io', 'leases', ['get', 'patch'], lease),
     ...grant('coordination.k8s.io', 'leases', ['create'], { namespace: lease.namespace }),
+    ...(options.nhc ? remediations : []),
   ];
 }
 

@@ -68,6 +68,11 @@ export class InProcessWorkflow implements Workflow {
     this.#options = options;
   }
 
+  /** Whether a run of this name was started in this term (the remediations' run book asks). */
+  has(name: string): boolean {
+    return this.#runs.has(name);
+  }
+
   /** Runs going now. */
   get inFlight(): number {
     return [...this.#runs.values()].filter((r) => r.status === 'running').length;

@@ -2,6 +2,7 @@
 import type { ControllerMetrics } from '../../ports/controller-metrics.js';
 import type { LeaderLock } from '../../ports/leadership.js';
 import type { NodeChanges } from '../../ports/node-changes.js';
+import type { RemediationCodec, RemediationStore } from '../../ports/remediations.js';
 import type { RunCheckpoints } from '../fence/run-checkpoint.js';
 import type { FencerDeps } from '../shared/deps.js';
 import type { SweepRequest } from '../sweep/index.js';
@@ -32,4 +33,6 @@ export interface ControllerDeps {
   readonly metrics: ControllerMetrics;
   /** The sealed checkpoints of one run (the composition root holds the seal key). */
   readonly checkpointsFor: (runId: string) => RunCheckpoints;
+  /** medik8s NHC's remediations (docs/nhc.md), when the controller serves them. */
+  readonly remediations?: { readonly store: RemediationStore; readonly codec: RemediationCodec };
 }

@@ -13,6 +13,7 @@ import { sweepFencingStarter } from '../triggers/sweep-starter.js';
 import type { TriggerDeps, TriggerSettings } from '../triggers/trigger-types.js';
 import { type EndedRun, InProcessWorkflow } from './in-process-workflow.js';
 import type { Leadership } from './leader-election.js';
+import { RemediationLoop } from './remediation-loop.js';
 import { takeOverRuns } from './resume.js';
 import type { ControllerDeps, ControllerSettings } from './settings.js';
 import { ReturnedNodes } from './unfence-returned.js';
@@ -37,6 +38,7 @@ export class Term {
   readonly #triggerSettings: TriggerSettings;
   /** Nodes seen NotReady by the watch: when each passes the threshold. */
   readonly #dueAt = new Map<string, number>();
+  readonly #remediations: RemediationLoop | null;
   #missed = false;
 
   constructor(
@@ -72,6 +74,19 @@ export class Term {
       metrics: fencer.metrics,
     };
     this.#triggerSettings = { cluster: settings.cluster, requestDefaults: settings.requestDefaults };
+    this.#remediations = deps.remediations
+      ? new RemediationLoop(
+          {
+            triggers: this.#triggers,
+            fencer,
+            store: deps.remediations.store,
+            codec: deps.remediations.codec,
+            started: (name) => this.#workflow.has(name),
+            onError: (error) => this.#failed('remediation', error),
+          },
+          this.#triggerSettings,
+        )
+      : null;
   }
 
   /** Leads until the term's signal, then hands every run over and waits for them. */
@@ -81,6 +96,7 @@ export class Term {
       takeOverRuns(this.#deps.fencer, this.#workflow, this.#resumeSettings()),
     );
     if (this.#returned) await this.#guarded('unfence', () => this.#returned?.checkAll() ?? Promise.resolve());
+    const remediating = this.#remediations?.run(this.#signal);
     const sweepEvery = (this.#settings.sweep?.intervalSeconds ?? 0) * 1000;
     let nextSweep = sweepEvery > 0 ? Date.now() : Number.POSITIVE_INFINITY;
     while (!this.#signal.aborted) {
@@ -105,7 +121,7 @@ export class Term {
       const gap = passStarted + MIN_PASS_GAP_MS - Date.now();
       if (gap > 0 && !this.#signal.aborted) await new Promise((r) => setTimeout(r, gap));
     }
-    await Promise.all([this.#workflow.drain(), this.#returned?.drain(), watching]);
+    await Promise.all([this.#workflow.drain(), this.#returned?.drain(), watching, remediating]);
     this.#deps.metrics.runsInFlight(0);
   }
 
@@ -193,6 +209,7 @@ export class Term {
 
   #ended(ended: EndedRun): void {
     this.#deps.metrics.runsInFlight(this.#workflow.inFlight);
+    this.#remediations?.runEnded(ended);
     if (ended.handedOver || !ended.report) return;
     const { report } = ended;
     this.#deps.metrics.runEnded(report.outcome, report.durationSeconds);
@@ -211,11 +228,15 @@ export class Term {
     try {
       await pass();
     } catch (error) {
-      this.#deps.metrics.reconcileError(loop);
-      this.#deps.fencer.log.error(`controller ${loop} pass failed`, {
-        error: (error as Error).name,
-        message: (error as Error).message,
-      });
+      this.#failed(loop, error);
     }
+  }
+
+  #failed(loop: string, error: unknown): void {
+    this.#deps.metrics.reconcileError(loop);
+    this.#deps.fencer.log.error(`controller ${loop} pass failed`, {
+      error: (error as Error).name,
+      message: (error as Error).message,
+    });
   }
 }

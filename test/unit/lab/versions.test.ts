@@ -21,7 +21,7 @@ const stagingVersions = (mod: string): Set<string> =>
   new Set([...mod.matchAll(/^replace k8s\.io\/\S+ => k8s\.io\/\S+ (v\S+)$/gm)].map((m) => m[1] ?? ''));
 
 describe('the lab pins and its Go modules', () => {
-  it('builds the current Kubernetes, etcd, attacher and csi-addons at their pins', () => {
+  it('builds the current Kubernetes, etcd, attacher, csi-addons and helm at their pins', () => {
     expect(required(goMod('k8s'), 'k8s.io/kubernetes')).toBe(`v${LAB_VERSIONS.kubernetes}`);
     expect(required(goMod('k8s'), 'go.etcd.io/etcd/server/v3')).toBe(`v${LAB_VERSIONS.etcd}`);
     expect(required(goMod('csi'), 'github.com/kubernetes-csi/external-attacher/v4')).toBe(
@@ -30,6 +30,7 @@ describe('the lab pins and its Go modules', () => {
     expect(required(goMod('csiAddons'), 'github.com/csi-addons/kubernetes-csi-addons')).toBe(
       `v${LAB_VERSIONS.csiAddons}`,
     );
+    expect(required(goMod('helm'), 'helm.sh/helm/v3')).toBe(`v${LAB_VERSIONS.helm}`);
   });
 
   it('builds the legacy Kubernetes before 1.26, every staging module at the same release', () => {

@@ -9,6 +9,8 @@ import { loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../../lab/paths.js';
 import {
+  CONTROLLER_LEASE,
+  controllerPermissions,
   DIAGNOSE_PERMISSIONS,
   fencePermissions,
   limitsPermissions,
@@ -32,7 +34,10 @@ interface RbacObject {
   rules?: Rule[];
 }
 
-const rbac = loadAll(readFileSync(join(REPO_ROOT, 'deploy', 'rbac.yaml'), 'utf8')) as RbacObject[];
+// The fencer's roles, and the remediator's of the NHC remediations (not NHC's own, ext-remediation).
+const rbac = ['rbac.yaml', join('crds', 'rbac.yaml')]
+  .flatMap((file) => loadAll(readFileSync(join(REPO_ROOT, 'deploy', file), 'utf8')) as RbacObject[])
+  .filter((o) => !o.metadata.name.includes('ext-remediation'));
 /** The fencer's own roles (not the triggers'): rules, and the namespace a Role limits them to. */
 const fencerRules = rbac
   .filter((o) => (o.kind === 'ClusterRole' || o.kind === 'Role') && o.metadata.name.startsWith('kube-fencer'))
@@ -65,7 +70,9 @@ describe('the permissions each command checks', () => {
     ['sweep --remediate', SWEEP_REMEDIATE_PERMISSIONS],
     ['diagnose', DIAGNOSE_PERMISSIONS],
     ['limits --max-in-flight', limitsPermissions(true)],
-  ])('%s: all granted by deploy/rbac.yaml', (_, permissions) => {
+    ['controller', controllerPermissions(CONTROLLER_LEASE)],
+    ['controller --nhc-remediation', controllerPermissions(CONTROLLER_LEASE, { nhc: true })],
+  ])('%s: all granted by deploy/rbac.yaml (and deploy/crds/rbac.yaml)', (_, permissions) => {
     expect(permissions.filter((p) => !granted(p)).map(describePermission)).toEqual([]);
   });
 
