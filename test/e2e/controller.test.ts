@@ -1,6 +1,7 @@
 /**
  * `fencer controller` as two replicas, each its own process against the lab, as user kube-fencer (the
- * RBAC of deploy/rbac.yaml): one leads, the other stands by. node-a is cut; the leader's health check
+ * RBAC of deploy/rbac.yaml): one leads, the other stands by. A leader frozen past its lease (SIGSTOP) is
+ * replaced, and stands by once thawed. node-a is cut; the leader's health check
  * starts the same fencing run as `fencer fence` once node-a has been NotReady past the threshold. The
  * leader is killed (SIGKILL) right after it asked EC2 to stop node-a's machine (held `stopping` by
  * the fault injector, so the kill lands mid-run); the standby takes the Lease, continues the run from
@@ -74,6 +75,36 @@ describe('fencer controller: two replicas, leader election, a leader killed mid-
       .readNamespacedLease({ namespace: 'kube-system', name: 'kube-fencer-controller' });
     expect(lease.spec?.holderIdentity).toBe(leader.identity);
     expect(await leader.sample('kube_fencer_fencing_runs_total{outcome="fenced"}')).toBe(0);
+  });
+
+  it('a leader frozen past its lease (SIGSTOP) is replaced, and once thawed it stands by instead of leading on', async () => {
+    const frozen = leader;
+    frozen.run.child.kill('SIGSTOP');
+    try {
+      await eventually(
+        'the standby takes the Lease',
+        async () => ((await standby.leading()) ? true : undefined),
+        {
+          timeoutMs: 60_000,
+        },
+      );
+    } finally {
+      frozen.run.child.kill('SIGCONT');
+    }
+    await eventually(
+      'the thawed replica stands by',
+      async () => ((await frozen.leading()) ? undefined : true),
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    const lease = await lab.kubeConfig
+      .makeApiClient(CoordinationV1Api)
+      .readNamespacedLease({ namespace: 'kube-system', name: 'kube-fencer-controller' });
+    expect(lease.spec?.holderIdentity).toBe(standby.identity);
+    expect(lease.spec?.leaseTransitions).toBeGreaterThanOrEqual(1);
+    // The roles swap for the rest of the incident.
+    [leader, standby] = [standby, frozen];
   });
 
   it('starts the fencing run once node-a is NotReady past the threshold, and powers its machine off once', async () => {

@@ -5,12 +5,12 @@
  * the sweep on its schedule, and the un-fencing of nodes that come back. Runs are in-process
  * (in-process-workflow.ts). When the term ends, every run is handed over and awaited.
  */
-import type { NodeView } from '../../ports/cluster.js';
 import type { NodeChange } from '../../ports/node-changes.js';
 import { sweep } from '../sweep/index.js';
 import { healthCheck } from '../triggers/health-check.js';
 import { sweepFencingStarter } from '../triggers/sweep-starter.js';
 import type { TriggerDeps, TriggerSettings } from '../triggers/trigger-types.js';
+import { DueNodes } from './due-nodes.js';
 import { type EndedRun, InProcessWorkflow } from './in-process-workflow.js';
 import type { Leadership } from './leader-election.js';
 import { RemediationLoop } from './remediation-loop.js';
@@ -36,8 +36,8 @@ export class Term {
   readonly #returned: ReturnedNodes | null;
   readonly #triggers: TriggerDeps;
   readonly #triggerSettings: TriggerSettings;
-  /** Nodes seen NotReady by the watch: when each passes the threshold. */
-  readonly #dueAt = new Map<string, number>();
+  /** NotReady nodes, and when each is due for the health check. */
+  readonly #due: DueNodes;
   readonly #remediations: RemediationLoop | null;
   #missed = false;
 
@@ -50,6 +50,7 @@ export class Term {
     this.#deps = deps;
     this.#settings = settings;
     this.#signal = signal;
+    this.#due = new DueNodes(settings.notReadyThresholdSeconds);
     const fencer = deps.fencer;
     this.#workflow = new InProcessWorkflow(fencer, {
       checkpointsFor: deps.checkpointsFor,
@@ -111,7 +112,7 @@ export class Term {
         nextSweep = Date.now() + sweepEvery;
       }
       this.#deps.metrics.runsInFlight(this.#workflow.inFlight);
-      const untilDue = Math.min(...this.#dueAt.values(), Number.POSITIVE_INFINITY) - Date.now();
+      const untilDue = this.#due.untilNext(Date.now());
       const wait = Math.min(
         this.#settings.healthCheckIntervalSeconds * 1000,
         untilDue,
@@ -155,21 +156,10 @@ export class Term {
       return;
     }
     const { node } = change;
-    const wasDue = this.#dueAt.has(node.name);
-    this.#track(change.type === 'DELETED' ? null : node, node.name);
+    const changed = this.#due.seen(node.name, change.type === 'DELETED' ? null : node, Date.now());
     if (change.type !== 'DELETED') this.#returned?.check(node);
     // A node turning NotReady or Ready again is news for the health check; a heartbeat is not.
-    if (wasDue !== this.#dueAt.has(node.name)) this.#wake.wake();
-  }
-
-  /** Remembers when a NotReady node passes the threshold, so the loop wakes for it then. */
-  #track(node: NodeView | null, name: string): void {
-    if (!node || node.ready === 'True') {
-      this.#dueAt.delete(name);
-      return;
-    }
-    const since = node.readySince ? Date.parse(node.readySince) : Date.now();
-    this.#dueAt.set(name, since + this.#settings.notReadyThresholdSeconds * 1000);
+    if (changed) this.#wake.wake();
   }
 
   async #healthCheck(): Promise<void> {
@@ -184,13 +174,12 @@ export class Term {
       },
       `controller:${this.#deps.fencer.clock.now().toISOString()}`,
     );
-    // A node past its threshold was just looked at: it wakes the loop again only by changing.
-    const now = Date.now();
-    for (const [name, due] of this.#dueAt) if (due <= now) this.#dueAt.set(name, Number.POSITIVE_INFINITY);
+    // A node past its threshold was just looked at: due again only once its Ready condition changes.
+    this.#due.looked(Date.now());
     // NotReady nodes the watch has not shown yet (they changed before this term): wake when each is due.
     for (const skip of report.skipped) {
-      if (this.#dueAt.has(skip.node) || !skip.why.startsWith('NotReady for less than')) continue;
-      this.#track(await this.#deps.fencer.cluster.getNode(skip.node), skip.node);
+      if (this.#due.has(skip.node) || !skip.why.startsWith('NotReady for less than')) continue;
+      this.#due.seen(skip.node, await this.#deps.fencer.cluster.getNode(skip.node), Date.now());
     }
     for (const outcome of report.outcomes) {
       if (outcome.result === 'failed') this.#deps.metrics.reconcileError('health-check');
