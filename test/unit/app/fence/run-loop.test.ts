@@ -179,6 +179,54 @@ describe('the in-process fence loop', () => {
     expect(world.powerOffRequests).toBe(0);
   });
 
+  it('hands the run over when aborted with handOverOnAbort: its claim kept, no timeout audited, mid-wait or mid-step', async () => {
+    for (const where of ['wait', 'step'] as const) {
+      const world = new CrashWorld();
+      const stop = new AbortController();
+      const events: NodeEvent[] = [];
+      const { deps, logs } = depsOf(world, {
+        // The runner stops leading while the run waits for the machine to go off, or as it is about to act.
+        waitForNodeChange: async (_node, _ms, signal) => {
+          stop.abort(new Error('leadership lost'));
+          throw signal?.reason;
+        },
+        recordNodeEvent: async (_node, event) => {
+          events.push(event);
+        },
+      });
+      const report = await runFence(deps, request, {
+        timeoutSeconds: 60,
+        runId: RUN,
+        signal: stop.signal,
+        handOverOnAbort: true,
+        ...(where === 'step'
+          ? {
+              beforeAction: async () => {
+                stop.abort(new Error('leadership not confirmed'));
+                throw new Error('this replica no longer leads');
+              },
+            }
+          : {}),
+      });
+      expect(report.reason, where).toBe('Timeout');
+      expect(world.writes, where).not.toContain('releaseFencing');
+      expect(
+        events.map((e) => e.reason),
+        where,
+      ).not.toContain('FencingTimedOut');
+      // Mid-step, the step's own audit names why it stopped (a StepError naming the guard), as for any throw.
+      const errors = logs.filter((l) => l.level === 'error').map((l) => JSON.stringify(l));
+      if (where === 'wait') expect(errors).toEqual([]);
+      else expect(errors.length > 0 && errors.every((e) => e.includes('no longer leads'))).toBe(true);
+      expect(
+        logs.map((l) => l.message),
+        where,
+      ).toContain('run handed over: this runner stopped; its claim and checkpoint stay for the next');
+      // Mid-step, the guard stopped the power-off before it was asked for.
+      expect(world.powerOffRequests, where).toBe(where === 'step' ? 0 : 1);
+    }
+  });
+
   it('keeps going when recording its state fails for a retryable reason, and ends on any other', async () => {
     const world = new CrashWorld();
     const { deps, logs } = depsOf(world);
