@@ -90,13 +90,10 @@ export function registerController(program: Command): void {
       900,
     )
     .option('--no-unfence', 'do not un-fence nodes that come back after a power cycle')
-    .addOption(
-      new Option(
-        '--nhc-remediation',
-        "serve medik8s Node Healthcheck's KubeFencerRemediations (docs/nhc.md; the CRDs of deploy/crds must be installed)",
-      )
-        .env('FENCER_NHC_REMEDIATION')
-        .default(false),
+    .option(
+      '--nhc-remediation',
+      "serve medik8s Node Healthcheck's KubeFencerRemediations (docs/nhc.md; the CRDs of deploy/crds must be installed); or FENCER_NHC_REMEDIATION=true",
+      false,
     )
     .option(
       '--lease-duration <duration>',

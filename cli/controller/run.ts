@@ -49,6 +49,13 @@ function electionTiming(options: ControllerRunOptions) {
   return timing;
 }
 
+/** `FENCER_NHC_REMEDIATION`: `true` or `false` (or unset); anything else is a mistake worth stopping for. */
+function nhcFromEnv(value: string | undefined): boolean {
+  if (value === undefined || value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  throw new UsageError(`FENCER_NHC_REMEDIATION must be true or false, not ${JSON.stringify(value)}`);
+}
+
 /** medik8s NHC's remediations through the checked access, loaded only when served. */
 async function remediationsOf(endpoint: ApiEndpoint, identity: string) {
   const log = createLogger({ stderr: true });
@@ -68,7 +75,7 @@ export async function runController(options: ControllerRunOptions): Promise<void
   const env = parseControllerEnv(process.env);
   const lease = { namespace: options.leaseNamespace, name: options.leaseName };
   const metrics = new PrometheusMetrics();
-  const nhc = options.nhcRemediation === true || String(options.nhcRemediation) === 'true';
+  const nhc = options.nhcRemediation || nhcFromEnv(process.env.FENCER_NHC_REMEDIATION);
   const { deps, endpoint } = await connect(
     { ...options, logJson: true },
     { use: { command: 'controller', lease, nhc }, cloud: true, inCluster: true },
