@@ -42,6 +42,8 @@ export type ClusterUse =
       readonly lease: { readonly namespace: string; readonly name: string };
       /** Serves medik8s NHC's remediations. */
       readonly nhc: boolean;
+      /** Its runs take the legacy path, or its sweep remediates. */
+      readonly deletesVolumeAttachments: boolean;
     };
 
 /**
@@ -74,7 +76,10 @@ const permissionsFor = async (use: ClusterUse, endpoint: ApiEndpoint): Promise<r
     case 'limits':
       return limitsPermissions(use.set);
     case 'controller':
-      return controllerPermissions(use.lease, { nhc: use.nhc });
+      return controllerPermissions(use.lease, {
+        nhc: use.nhc,
+        deletesVolumeAttachments: use.deletesVolumeAttachments,
+      });
   }
 };
 

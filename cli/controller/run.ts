@@ -76,15 +76,17 @@ export async function runController(options: ControllerRunOptions): Promise<void
   const lease = { namespace: options.leaseNamespace, name: options.leaseName };
   const metrics = new PrometheusMetrics();
   const nhc = options.nhcRemediation || nhcFromEnv(process.env.FENCER_NHC_REMEDIATION);
-  const { deps, endpoint } = await connect(
-    { ...options, logJson: true },
-    { use: { command: 'controller', lease, nhc }, cloud: true, inCluster: true },
-  );
-  const fencer = { ...deps, metrics };
   const sweepRequest = parseSweepSettings(process.env, {
     cluster: options.cluster,
     requestDefaults: env.requestDefaults,
   });
+  const deletesVolumeAttachments =
+    env.requestDefaults.strategy === 'legacy' || (options.sweepInterval > 0 && sweepRequest.remediate);
+  const { deps, endpoint } = await connect(
+    { ...options, logJson: true },
+    { use: { command: 'controller', lease, nhc, deletesVolumeAttachments }, cloud: true, inCluster: true },
+  );
+  const fencer = { ...deps, metrics };
   const controller = new FencerController(
     {
       fencer,

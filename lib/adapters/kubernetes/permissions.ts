@@ -124,14 +124,19 @@ const remediations = [
 /**
  * `fencer controller`: every fence (with the force-deletion after the taint), un-fence and report-only
  * sweep of its leader, the Node watch of every replica, and the leader Lease, by name except `create`;
- * with `nhc`, the medik8s Node Healthcheck remediations it serves.
+ * with `nhc`, the medik8s Node Healthcheck remediations it serves; with `deletesVolumeAttachments` (the
+ * legacy strategy or a remediating sweep), the deletion of VolumeAttachments.
  */
 export function controllerPermissions(
   lease: { readonly namespace: string; readonly name: string },
-  options: { readonly nhc: boolean } = { nhc: false },
+  options: { readonly nhc: boolean; readonly deletesVolumeAttachments?: boolean } = { nhc: false },
 ): Permission[] {
   return [
-    ...fencePermissions({ accelerate: true, deletesVolumeAttachments: false }),
+    // Deleting VolumeAttachments: the legacy strategy, and a remediating sweep (SAFETY.md rule 5).
+    ...fencePermissions({
+      accelerate: true,
+      deletesVolumeAttachments: options.deletesVolumeAttachments === true,
+    }),
     ...UNFENCE_PERMISSIONS,
     ...SWEEP_PERMISSIONS,
     ...grant('coordination.k8s.io', 'leases', ['get', 'patch'], lease),

@@ -72,8 +72,21 @@ describe('the permissions each command checks', () => {
     ['limits --max-in-flight', limitsPermissions(true)],
     ['controller', controllerPermissions(CONTROLLER_LEASE)],
     ['controller --nhc-remediation', controllerPermissions(CONTROLLER_LEASE, { nhc: true })],
+    [
+      'controller, legacy or remediating sweep',
+      controllerPermissions(CONTROLLER_LEASE, { nhc: false, deletesVolumeAttachments: true }),
+    ],
   ])('%s: all granted by deploy/rbac.yaml (and deploy/crds/rbac.yaml)', (_, permissions) => {
     expect(permissions.filter((p) => !granted(p)).map(describePermission)).toEqual([]);
+  });
+
+  it('the controller asks to delete VolumeAttachments only for the legacy path or a remediating sweep', () => {
+    const names = (deletes: boolean) =>
+      controllerPermissions(CONTROLLER_LEASE, { nhc: false, deletesVolumeAttachments: deletes }).map(
+        describePermission,
+      );
+    expect(names(false)).not.toContain('delete volumeattachments.storage.k8s.io');
+    expect(names(true)).toContain('delete volumeattachments.storage.k8s.io');
   });
 
   it('a fence without force-deletion and the legacy path needs neither delete', () => {
