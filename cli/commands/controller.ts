@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
 import { type Command, Option } from 'commander';
+import type { ControllerRunOptions } from '../controller/run.js';
 import { EXIT_CODES_HELP } from '../exit-codes.js';
-import { type ConnectionOptions, duration } from '../options.js';
+import { duration } from '../options.js';
 import { requireOption } from '../usage.js';
 
 const HELP = `
@@ -31,21 +32,8 @@ Examples:
 
 ${EXIT_CODES_HELP}`;
 
-interface ControllerOptions extends ConnectionOptions {
-  readonly leaseNamespace: string;
-  readonly leaseName: string;
-  readonly identity: string;
-  readonly listen: string;
-  readonly notReadyThreshold: number;
-  readonly healthCheckInterval: number;
-  readonly sweepInterval: number;
-  readonly runTimeout: number;
-  readonly unfence: boolean;
-  readonly nhcRemediation: boolean;
-  readonly leaseDuration: number;
-  readonly renewDeadline: number;
-  readonly retryPeriod: number;
-}
+/** The options as commander gives them: the controller's own, the cluster not yet required. */
+type ControllerOptions = Omit<ControllerRunOptions, 'cluster'> & { readonly cluster?: string };
 
 export function registerController(program: Command): void {
   program

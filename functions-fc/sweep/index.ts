@@ -4,11 +4,10 @@
  */
 
 import { type FencingStarter, type SweepReport, sweep } from '../../lib/app/sweep/index.js';
-import { startForNode } from '../../lib/app/triggers/index.js';
+import { sweepFencingStarter } from '../../lib/app/triggers/sweep-starter.js';
 import { fcTimerEventSchema, timerEventId } from '../../lib/config/alibaba-events.js';
 import { parseOrThrow } from '../../lib/config/parse.js';
 import { parseSweepSettings } from '../../lib/config/sweep-settings.js';
-import { TriggerSource } from '../../lib/ports/workflow.js';
 import { fcHandler, type RoleCredentials } from '../shared/fc-context.js';
 import { fencerDeps, settings, telemetry, triggerDeps, triggerSettings } from '../shared/runtime.js';
 
@@ -21,19 +20,7 @@ if (request.remediate && !settings.runFunction) {
 
 /** Fencing from the sweep: one run per node under the trigger path's deterministic names. */
 async function starter(credentials: RoleCredentials, eventId: string): Promise<FencingStarter> {
-  const deps = await triggerDeps(credentials);
-  return {
-    async start(nodeName, detail) {
-      const node = await deps.cluster.getNode(nodeName);
-      if (!node) return { status: 'skipped', reason: 'NodeNotFound', detail: `node ${nodeName} is gone` };
-      const fence = { ...triggerSettings.requestDefaults, node: nodeName, cluster: triggerSettings.cluster };
-      const origin = { source: TriggerSource.Sweep, eventId: `sweep:${eventId}`, detail: `sweep: ${detail}` };
-      const outcome = await startForNode(deps, fence, node, origin);
-      return outcome.result === 'rejected'
-        ? { status: 'refused', reason: outcome.reason, detail: outcome.detail }
-        : { status: 'done', detail: `fencing run ${outcome.runName}: ${outcome.result}` };
-    },
-  };
+  return sweepFencingStarter(await triggerDeps(credentials), triggerSettings, eventId);
 }
 
 /** The report without the findings' details (they are in the logs): a bounded answer. */

@@ -5,7 +5,7 @@
  */
 import { createHmac } from 'node:crypto';
 import * as z from 'zod';
-import { requestDefaultsSchema } from './lambda-settings.js';
+import { requestDefaultsJson, type requestDefaultsSchema } from './lambda-settings.js';
 import { parseOrThrow } from './parse.js';
 
 export const CONTROLLER_ENV = {
@@ -20,19 +20,6 @@ const sealKeySchema = z
   .min(32, `${CONTROLLER_ENV.sealKey} must be at least 32 characters`)
   .max(4096);
 
-const defaultsJson = z
-  .string()
-  .max(16_384)
-  .transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: `${CONTROLLER_ENV.requestDefaults} is not JSON` });
-      return z.NEVER;
-    }
-  })
-  .pipe(requestDefaultsSchema);
-
 export interface ControllerEnv {
   readonly requestDefaults: z.infer<typeof requestDefaultsSchema>;
   /** The seal of one run's checkpoints: derived from the key and the run's name, never written anywhere. */
@@ -42,7 +29,7 @@ export interface ControllerEnv {
 export function parseControllerEnv(env: Readonly<Record<string, string | undefined>>): ControllerEnv {
   const key = parseOrThrow(sealKeySchema, env[CONTROLLER_ENV.sealKey], CONTROLLER_ENV.sealKey);
   const requestDefaults = parseOrThrow(
-    defaultsJson,
+    requestDefaultsJson,
     env[CONTROLLER_ENV.requestDefaults] ?? '{}',
     CONTROLLER_ENV.requestDefaults,
   );

@@ -60,6 +60,9 @@ const fromJson = z
     }
   });
 
+/** `FENCER_REQUEST_DEFAULTS` as every long-lived deployment takes it: JSON text of a request without its target. */
+export const requestDefaultsJson = fromJson.pipe(requestDefaultsSchema);
+
 export interface LambdaSettings {
   readonly cluster: string;
   readonly region: string;
@@ -102,7 +105,7 @@ export function parseLambdaSettings(env: Readonly<Record<string, string | undefi
     ...(env[ENV.stateMachineArn]
       ? { stateMachineArn: z.string().max(2048).startsWith('arn:').parse(env[ENV.stateMachineArn]) }
       : {}),
-    requestDefaults: fromJson.pipe(requestDefaultsSchema).parse(defaults),
+    requestDefaults: requestDefaultsJson.parse(defaults),
     notReadyThresholdSeconds: z.coerce
       .number()
       .int()

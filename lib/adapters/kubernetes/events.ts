@@ -18,15 +18,19 @@ export interface EventReporter {
   readonly instance: string;
 }
 
-/** A core/v1 Event on Node `node` (uid when known), stamped `now`. Pure, so it can be checked without a cluster. */
-export const nodeEventBody = (
-  node: { readonly name: string; readonly uid?: string },
+/**
+ * A core/v1 Event about `involvedObject`, in `namespace`, stamped `now`; the message cut to what the
+ * events API allows. Pure, so it can be checked without a cluster.
+ */
+export const eventBody = (
+  involvedObject: NonNullable<CoreV1Event['involvedObject']> & { readonly name: string },
+  namespace: string,
   event: NodeEvent,
   reporter: EventReporter,
   now: Date,
 ): CoreV1Event => ({
-  metadata: { generateName: `${node.name}.`, namespace: EVENT_NAMESPACE },
-  involvedObject: { apiVersion: 'v1', kind: 'Node', name: node.name, ...(node.uid ? { uid: node.uid } : {}) },
+  metadata: { generateName: `${involvedObject.name}.`, namespace },
+  involvedObject,
   type: event.type,
   reason: event.reason,
   action: event.action,
@@ -41,6 +45,21 @@ export const nodeEventBody = (
   lastTimestamp: now,
   count: 1,
 });
+
+/** A core/v1 Event on Node `node` (uid when known), in `default` where `kubectl describe node` finds it. */
+export const nodeEventBody = (
+  node: { readonly name: string; readonly uid?: string },
+  event: NodeEvent,
+  reporter: EventReporter,
+  now: Date,
+): CoreV1Event =>
+  eventBody(
+    { apiVersion: 'v1', kind: 'Node', name: node.name, ...(node.uid ? { uid: node.uid } : {}) },
+    EVENT_NAMESPACE,
+    event,
+    reporter,
+    now,
+  );
 
 /**
  * Records an Event on a Node, best effort: the audit trail must never be the reason a fencing

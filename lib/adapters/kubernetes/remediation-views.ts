@@ -4,6 +4,7 @@
  */
 import type { CoreV1Event } from '@kubernetes/client-node';
 import type { RemediationEvent, RemediationObject } from '../../ports/remediations.js';
+import { type EventReporter, eventBody } from './events.js';
 
 export const REMEDIATION_GROUP = 'remediation.kube-fencer.io';
 export const REMEDIATION_VERSION = 'v1alpha1';
@@ -65,35 +66,23 @@ export const finalizersPatch = (object: RemediationObject, finalizers: readonly 
   metadata: { resourceVersion: object.resourceVersion, finalizers: [...finalizers] },
 });
 
-/** What the events API allows for a note; longer messages are cut rather than refused. */
-const MAX_MESSAGE_LENGTH = 1024;
-
 /** A core/v1 Event about the remediation, in its namespace, stamped `now`. */
 export const remediationEventBody = (
   object: RemediationObject,
   event: RemediationEvent,
-  reporter: { readonly component: string; readonly instance: string },
+  reporter: EventReporter,
   now: Date,
-): CoreV1Event => ({
-  metadata: { generateName: `${object.name}.`, namespace: object.namespace },
-  involvedObject: {
-    apiVersion: API_VERSION,
-    kind: REMEDIATION_KIND,
-    name: object.name,
-    namespace: object.namespace,
-    uid: object.uid,
-  },
-  type: event.type,
-  reason: event.reason,
-  action: event.action,
-  message:
-    event.message.length > MAX_MESSAGE_LENGTH
-      ? `${event.message.slice(0, MAX_MESSAGE_LENGTH - 1)}…`
-      : event.message,
-  source: { component: reporter.component },
-  reportingComponent: reporter.component,
-  reportingInstance: reporter.instance,
-  firstTimestamp: now,
-  lastTimestamp: now,
-  count: 1,
-});
+): CoreV1Event =>
+  eventBody(
+    {
+      apiVersion: API_VERSION,
+      kind: REMEDIATION_KIND,
+      name: object.name,
+      namespace: object.namespace,
+      uid: object.uid,
+    },
+    object.namespace,
+    event,
+    reporter,
+    now,
+  );

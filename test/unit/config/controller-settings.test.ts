@@ -17,7 +17,7 @@ describe('controller settings', () => {
   it('refuses request defaults that are not JSON or not a request', () => {
     expect(() =>
       parseControllerEnv({ FENCER_CONTROLLER_SEAL_KEY: KEY, FENCER_REQUEST_DEFAULTS: '{' }),
-    ).toThrow(/FENCER_REQUEST_DEFAULTS is not JSON/);
+    ).toThrow(/invalid FENCER_REQUEST_DEFAULTS: .*not JSON/);
     expect(() =>
       parseControllerEnv({ FENCER_CONTROLLER_SEAL_KEY: KEY, FENCER_REQUEST_DEFAULTS: '{"dryRun":"yes"}' }),
     ).toThrow(/FENCER_REQUEST_DEFAULTS/);
